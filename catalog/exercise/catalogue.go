@@ -1,0 +1,203 @@
+package exercise
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// The vocabulary-valued fields that can be filtered on, in Filter order.
+const (
+	byBodyPart = iota
+	byEquipment
+	byDifficulty
+	byExerciseType
+	byTargetMuscle
+	bySecondaryMuscle
+	numIndexedFields
+)
+
+// resolvedCacheSize bounds how many computed filter results (unions,
+// intersections, name matches) a catalogue keeps. A single vocabulary value
+// needs no entry: its posting list is used as is.
+const resolvedCacheSize = 1024
+
+// Catalogue is a loaded, validated and indexed catalogue. Records are held
+// in id order, and a record's position in that order is its number in every
+// posting list, so a filter result is a bitmap of positions and a page is a
+// walk through it from the cursor's position.
+type Catalogue struct {
+	version   string
+	exercises []Exercise // sorted by ID
+	vocab     Vocabularies
+
+	all      *roaring.Bitmap
+	postings [numIndexedFields]map[string]*roaring.Bitmap
+	// nameKeys holds SearchKey(name) by position; trigrams maps every
+	// three-byte substring of a name key to the positions holding it.
+	nameKeys []string
+	trigrams map[string]*roaring.Bitmap
+
+	resolved *lru.Cache[string, *roaring.Bitmap]
+}
+
+// New indexes a catalogue file. Decode validates a file fully; New only
+// refuses what would break the index (duplicate ids, undeclared values).
+func New(f *File) (*Catalogue, error) {
+	c := &Catalogue{
+		exercises: slices.Clone(f.Exercises),
+		vocab:     sortedVocabularies(f.Vocabularies),
+		all:       roaring.New(),
+		trigrams:  make(map[string]*roaring.Bitmap),
+	}
+	slices.SortFunc(c.exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
+	for i := 1; i < len(c.exercises); i++ {
+		if c.exercises[i].ID == c.exercises[i-1].ID {
+			return nil, fmt.Errorf("duplicate exercise id %q", c.exercises[i].ID)
+		}
+	}
+	if len(c.exercises) > 1<<31 {
+		return nil, fmt.Errorf("%d exercises: too many to index", len(c.exercises))
+	}
+	// Every declared value has a posting list, empty if no record uses it,
+	// so a filter value is known exactly when it has one.
+	declared := [numIndexedFields][]string{
+		byBodyPart:        termNames(c.vocab.BodyParts),
+		byEquipment:       termNames(c.vocab.Equipments),
+		byDifficulty:      termNames(c.vocab.Difficulties),
+		byExerciseType:    typeNames(c.vocab.ExerciseTypes),
+		byTargetMuscle:    muscleNames(c.vocab.Muscles),
+		bySecondaryMuscle: muscleNames(c.vocab.Muscles),
+	}
+	for i, names := range declared {
+		c.postings[i] = make(map[string]*roaring.Bitmap, len(names))
+		for _, n := range names {
+			c.postings[i][n] = roaring.New()
+		}
+	}
+	c.nameKeys = make([]string, len(c.exercises))
+	for i := range c.exercises {
+		if err := c.index(uint32(i), &c.exercises[i]); err != nil {
+			return nil, err
+		}
+	}
+	c.all.RunOptimize()
+	for _, m := range c.postings {
+		for _, b := range m {
+			b.RunOptimize()
+		}
+	}
+	for _, b := range c.trigrams {
+		b.RunOptimize()
+	}
+	var err error
+	if c.resolved, err = lru.New[string, *roaring.Bitmap](resolvedCacheSize); err != nil {
+		return nil, err
+	}
+	if c.version, err = versionOf(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Load decodes, validates and indexes a catalogue file.
+func Load(data []byte) (*Catalogue, error) {
+	f, err := Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return New(f)
+}
+
+func (c *Catalogue) index(pos uint32, x *Exercise) error {
+	c.all.Add(pos)
+	var err error
+	post := func(field int, values ...string) {
+		for _, v := range values {
+			b, ok := c.postings[field][v]
+			if !ok {
+				err = fmt.Errorf("exercise %q: %s %q is not declared", x.ID, filterFields[field].field, v)
+				continue
+			}
+			b.Add(pos)
+		}
+	}
+	post(byBodyPart, x.BodyParts...)
+	post(byEquipment, x.Equipments...)
+	post(byDifficulty, x.Difficulty)
+	post(byExerciseType, x.ExerciseTypes...)
+	post(byTargetMuscle, x.TargetMuscles...)
+	post(bySecondaryMuscle, x.SecondaryMuscles...)
+
+	key := SearchKey(x.Name)
+	c.nameKeys[pos] = key
+	for i := 0; i+3 <= len(key); i++ {
+		g := key[i : i+3]
+		b := c.trigrams[g]
+		if b == nil {
+			b = roaring.New()
+			c.trigrams[g] = b
+		}
+		b.Add(pos)
+	}
+	return err
+}
+
+// Version identifies the catalogue's content: a hash of its canonical
+// encoding, the same whatever the order of the file it was loaded from.
+func (c *Catalogue) Version() string { return c.version }
+
+// Len returns the number of exercises.
+func (c *Catalogue) Len() int { return len(c.exercises) }
+
+// Vocabularies returns the reference lists, each sorted by name. The result
+// is shared and must not be modified.
+func (c *Catalogue) Vocabularies() *Vocabularies { return &c.vocab }
+
+// Exercise returns the exercise with the given id.
+func (c *Catalogue) Exercise(id string) (Exercise, error) {
+	if !ValidID(id) {
+		return Exercise{}, &ArgumentError{Violations: []FieldError{{
+			Field: FieldID, Value: id, Description: malformedID,
+		}}}
+	}
+	pos, ok := c.position(id)
+	if !ok {
+		return Exercise{}, ErrNotFound
+	}
+	return c.exercises[pos], nil
+}
+
+// position returns the index of the exercise with the given id.
+func (c *Catalogue) position(id string) (uint32, bool) {
+	i := sort.Search(len(c.exercises), func(i int) bool { return c.exercises[i].ID >= id })
+	return uint32(i), i < len(c.exercises) && c.exercises[i].ID == id
+}
+
+func sortedVocabularies(v Vocabularies) Vocabularies {
+	byName := func(a, b Term) int { return cmp.Compare(a.Name, b.Name) }
+	out := Vocabularies{
+		BodyParts:     slices.SortedFunc(slices.Values(v.BodyParts), byName),
+		Equipments:    slices.SortedFunc(slices.Values(v.Equipments), byName),
+		Difficulties:  slices.Clone(v.Difficulties), // kept in file order: easiest first
+		Muscles:       slices.SortedFunc(slices.Values(v.Muscles), func(a, b Muscle) int { return cmp.Compare(a.Name, b.Name) }),
+		ExerciseTypes: slices.SortedFunc(slices.Values(v.ExerciseTypes), func(a, b ExerciseType) int { return cmp.Compare(a.Name, b.Name) }),
+	}
+	return out
+}
+
+func versionOf(c *Catalogue) (string, error) {
+	h := sha256.New()
+	if err := Encode(h, &File{Format: FormatV1, Vocabularies: c.vocab, Exercises: c.exercises}); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}

@@ -1,0 +1,47 @@
+package exercise
+
+// Exercise is one record of the catalogue. Its slices are shared with the
+// catalogue and must be treated as read-only.
+type Exercise struct {
+	// ID is short, URL-safe and stable: it never changes when the file is
+	// re-ordered or other records are added. Listings are ordered by ID.
+	ID               string   `json:"id"`
+	Name             string   `json:"name"`
+	BodyParts        []string `json:"bodyParts"`
+	Equipments       []string `json:"equipments"`
+	ExerciseTypes    []string `json:"exerciseTypes"`
+	Difficulty       string   `json:"difficulty"`
+	TargetMuscles    []string `json:"targetMuscles"`
+	SecondaryMuscles []string `json:"secondaryMuscles"`
+	// MediaKey names the exercise's image, if it has one; a product renders
+	// it into a URL with its own template.
+	MediaKey string `json:"mediaKey,omitempty"`
+}
+
+// Term is an entry of a vocabulary that has nothing but a name.
+type Term struct {
+	Name string `json:"name"`
+}
+
+// Muscle is an entry of the muscle vocabulary.
+type Muscle struct {
+	Name string `json:"name"`
+	// BodyPart is the body part the muscle belongs to.
+	BodyPart string `json:"bodyPart"`
+}
+
+// ExerciseType is an entry of the exercise type vocabulary.
+type ExerciseType struct {
+	Name     string `json:"name"`
+	MediaKey string `json:"mediaKey"`
+}
+
+// Vocabularies are the closed value sets of a catalogue: every value a record
+// uses must be declared here.
+type Vocabularies struct {
+	BodyParts     []Term         `json:"bodyParts"`
+	Muscles       []Muscle       `json:"muscles"`
+	Equipments    []Term         `json:"equipments"`
+	ExerciseTypes []ExerciseType `json:"exerciseTypes"`
+	Difficulties  []Term         `json:"difficulties"`
+}

@@ -1,0 +1,303 @@
+package exercise
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// FormatV1 is the value of the "format" member of a version 1 catalogue file.
+const FormatV1 = "exercisedb-catalogue/v1"
+
+// File is the catalogue file: a JSON object with the format name, the
+// vocabularies and the exercises. docs/catalogue-format.md describes it.
+type File struct {
+	Format       string       `json:"format"`
+	Vocabularies Vocabularies `json:"vocabularies"`
+	Exercises    []Exercise   `json:"exercises"`
+}
+
+// maxLoadErrors bounds how many problems one load reports.
+const maxLoadErrors = 20
+
+var mediaKeyPattern = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,128}$`)
+
+// Decode reads and validates a catalogue file. Every problem it finds (up to
+// 20) is reported, each naming the record and the field: unknown members,
+// missing required fields, duplicate ids, malformed ids and media keys, and
+// values outside the file's declared vocabularies.
+func Decode(r io.Reader) (*File, error) {
+	var top struct {
+		Format       string            `json:"format"`
+		Vocabularies json.RawMessage   `json:"vocabularies"`
+		Exercises    []json.RawMessage `json:"exercises"`
+	}
+	if err := decodeStrict(r, &top); err != nil {
+		return nil, fmt.Errorf("catalogue file: %w", err)
+	}
+	if top.Format != FormatV1 {
+		return nil, fmt.Errorf("catalogue file: format is %q, want %q", top.Format, FormatV1)
+	}
+	f := &File{Format: top.Format}
+	if top.Vocabularies == nil {
+		return nil, errors.New("catalogue file: vocabularies: missing")
+	}
+	if err := decodeStrict(bytes.NewReader(top.Vocabularies), &f.Vocabularies); err != nil {
+		return nil, fmt.Errorf("catalogue file: vocabularies: %w", err)
+	}
+	var problems problemList
+	vocab := checkVocabularies(&f.Vocabularies, &problems)
+
+	f.Exercises = make([]Exercise, 0, len(top.Exercises))
+	seen := make(map[string]int, len(top.Exercises))
+	for i, raw := range top.Exercises {
+		rec := recordProblems{list: &problems, where: fmt.Sprintf("exercises[%d]", i)}
+		x, ok := decodeExercise(raw, &rec)
+		if !ok {
+			continue
+		}
+		if first, dup := seen[x.ID]; dup {
+			rec.add("id", "duplicate id, also used by exercises[%d]", first)
+		} else {
+			seen[x.ID] = i
+		}
+		vocab.check(&x, &rec)
+		f.Exercises = append(f.Exercises, x)
+	}
+	if len(top.Exercises) == 0 {
+		problems.add("catalogue file: exercises: none")
+	}
+	if err := problems.err(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Encode writes f as indented JSON with the exercises in id order, so that
+// a generated file is stable under re-ordering of its source.
+func Encode(w io.Writer, f *File) error {
+	out := *f
+	out.Exercises = slices.Clone(f.Exercises)
+	slices.SortFunc(out.Exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(&out)
+}
+
+// fileExercise is an exercise as written in the file, with pointers so that
+// a missing member can be told from an empty one.
+type fileExercise struct {
+	ID               *string   `json:"id"`
+	Name             *string   `json:"name"`
+	BodyParts        *[]string `json:"bodyParts"`
+	Equipments       *[]string `json:"equipments"`
+	ExerciseTypes    *[]string `json:"exerciseTypes"`
+	Difficulty       *string   `json:"difficulty"`
+	TargetMuscles    *[]string `json:"targetMuscles"`
+	SecondaryMuscles *[]string `json:"secondaryMuscles"`
+	MediaKey         *string   `json:"mediaKey"`
+}
+
+func decodeExercise(raw json.RawMessage, rec *recordProblems) (Exercise, bool) {
+	var fx fileExercise
+	if err := decodeStrict(bytes.NewReader(raw), &fx); err != nil {
+		// Name the record by its id if the lenient decoding finds one.
+		var named struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &named) == nil && named.ID != "" {
+			rec.where += fmt.Sprintf(" (id %q)", named.ID)
+		}
+		rec.list.add("%s: %v", rec.where, err)
+		return Exercise{}, false
+	}
+	str := func(field string, p *string, required bool) string {
+		switch {
+		case p == nil && required:
+			rec.add(field, "missing")
+		case p != nil && strings.TrimSpace(*p) == "":
+			rec.add(field, "empty")
+		case p != nil:
+			return *p
+		}
+		return ""
+	}
+	list := func(field string, p *[]string, nonEmpty bool) []string {
+		switch {
+		case p == nil:
+			rec.add(field, "missing")
+			return nil
+		case nonEmpty && len(*p) == 0:
+			rec.add(field, "empty, at least one value is required")
+		}
+		return *p
+	}
+	x := Exercise{ID: str("id", fx.ID, true)}
+	if x.ID != "" {
+		rec.where += fmt.Sprintf(" (id %q)", x.ID)
+		if !ValidID(x.ID) {
+			rec.add("id", "malformed: want 1 to %d characters of [A-Za-z0-9_-]", MaxIDLength)
+		}
+	}
+	x.Name = str("name", fx.Name, true)
+	x.BodyParts = list("bodyParts", fx.BodyParts, true)
+	x.Equipments = list("equipments", fx.Equipments, true)
+	x.ExerciseTypes = list("exerciseTypes", fx.ExerciseTypes, true)
+	x.Difficulty = str("difficulty", fx.Difficulty, true)
+	x.TargetMuscles = list("targetMuscles", fx.TargetMuscles, true)
+	x.SecondaryMuscles = list("secondaryMuscles", fx.SecondaryMuscles, false)
+	x.MediaKey = str("mediaKey", fx.MediaKey, false)
+	if x.MediaKey != "" && !mediaKeyPattern.MatchString(x.MediaKey) {
+		rec.add("mediaKey", "malformed: want 1 to 128 characters of [A-Za-z0-9._/-]")
+	}
+	if x.SecondaryMuscles == nil {
+		x.SecondaryMuscles = []string{}
+	}
+	return x, true
+}
+
+// vocabularySets holds the declared values of each vocabulary.
+type vocabularySets struct {
+	bodyParts, muscles, equipments, exerciseTypes, difficulties map[string]bool
+}
+
+func checkVocabularies(v *Vocabularies, problems *problemList) vocabularySets {
+	set := func(field string, names []string) map[string]bool {
+		m := make(map[string]bool, len(names))
+		if len(names) == 0 {
+			problems.add("vocabularies.%s: empty", field)
+		}
+		for i, n := range names {
+			switch {
+			case n == "":
+				problems.add("vocabularies.%s[%d]: name: missing", field, i)
+			case Canonical(n) != n:
+				problems.add("vocabularies.%s[%d]: name %q: not canonical, write %q", field, i, n, Canonical(n))
+			case m[n]:
+				problems.add("vocabularies.%s[%d]: name %q: duplicate", field, i, n)
+			}
+			m[n] = true
+		}
+		return m
+	}
+	s := vocabularySets{
+		bodyParts:     set("bodyParts", termNames(v.BodyParts)),
+		muscles:       set("muscles", muscleNames(v.Muscles)),
+		equipments:    set("equipments", termNames(v.Equipments)),
+		exerciseTypes: set("exerciseTypes", typeNames(v.ExerciseTypes)),
+		difficulties:  set("difficulties", termNames(v.Difficulties)),
+	}
+	for i, m := range v.Muscles {
+		if !s.bodyParts[m.BodyPart] {
+			problems.add("vocabularies.muscles[%d] (%q): bodyPart %q: not in vocabularies.bodyParts", i, m.Name, m.BodyPart)
+		}
+	}
+	for i, t := range v.ExerciseTypes {
+		if !mediaKeyPattern.MatchString(t.MediaKey) {
+			problems.add("vocabularies.exerciseTypes[%d] (%q): mediaKey %q: want 1 to 128 characters of [A-Za-z0-9._/-]", i, t.Name, t.MediaKey)
+		}
+	}
+	return s
+}
+
+func (s vocabularySets) check(x *Exercise, rec *recordProblems) {
+	values := func(field, vocabulary string, declared map[string]bool, vs []string) {
+		seen := make(map[string]bool, len(vs))
+		for _, v := range vs {
+			switch {
+			case !declared[v]:
+				rec.add(field, "value %q is not in vocabularies.%s", v, vocabulary)
+			case seen[v]:
+				rec.add(field, "value %q is listed twice", v)
+			}
+			seen[v] = true
+		}
+	}
+	values("bodyParts", "bodyParts", s.bodyParts, x.BodyParts)
+	values("equipments", "equipments", s.equipments, x.Equipments)
+	values("exerciseTypes", "exerciseTypes", s.exerciseTypes, x.ExerciseTypes)
+	values("targetMuscles", "muscles", s.muscles, x.TargetMuscles)
+	values("secondaryMuscles", "muscles", s.muscles, x.SecondaryMuscles)
+	if x.Difficulty != "" {
+		values("difficulty", "difficulties", s.difficulties, []string{x.Difficulty})
+	}
+}
+
+func termNames(ts []Term) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
+
+func muscleNames(ms []Muscle) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Name
+	}
+	return out
+}
+
+func typeNames(ts []ExerciseType) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// decodeStrict decodes one JSON value, refusing unknown members and
+// trailing data, with error messages free of the "json: " prefix.
+func decodeStrict(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// problemList collects load problems up to maxLoadErrors.
+type problemList struct {
+	msgs    []string
+	dropped int
+}
+
+func (p *problemList) add(format string, args ...any) {
+	if len(p.msgs) >= maxLoadErrors {
+		p.dropped++
+		return
+	}
+	p.msgs = append(p.msgs, fmt.Sprintf(format, args...))
+}
+
+func (p *problemList) err() error {
+	if len(p.msgs) == 0 {
+		return nil
+	}
+	msg := "invalid catalogue file:\n  " + strings.Join(p.msgs, "\n  ")
+	if p.dropped > 0 {
+		msg += fmt.Sprintf("\n  ... and %d more", p.dropped)
+	}
+	return errors.New(msg)
+}
+
+// recordProblems adds problems about one record's fields.
+type recordProblems struct {
+	list  *problemList
+	where string
+}
+
+func (r *recordProblems) add(field, format string, args ...any) {
+	r.list.add("%s: field %q: %s", r.where, field, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,182 @@
+package exercise
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// MaxNameLength bounds the name search text.
+const MaxNameLength = 100
+
+// Filter selects exercises. Values within one field are alternatives (any
+// of); fields are all required (all of). Values are matched after
+// Canonical, blank values are dropped, and a field left with none is
+// absent. Every value must belong to the field's vocabulary.
+type Filter struct {
+	BodyParts        []string
+	Equipments       []string
+	Difficulties     []string
+	ExerciseTypes    []string
+	TargetMuscles    []string
+	SecondaryMuscles []string
+	// Name keeps exercises whose name contains it, compared by SearchKey:
+	// case, spaces and punctuation do not matter.
+	Name string
+}
+
+// fieldSpec ties a Filter field to its index and vocabulary.
+type fieldSpec struct {
+	index int
+	field string
+	noun  string // a value of this field, in an error message
+}
+
+var filterFields = [numIndexedFields]fieldSpec{
+	{byBodyPart, FieldBodyParts, "body part"},
+	{byEquipment, FieldEquipments, "equipment"},
+	{byDifficulty, FieldDifficulties, "difficulty"},
+	{byExerciseType, FieldExerciseTypes, "exercise type"},
+	{byTargetMuscle, FieldTargetMuscles, "muscle"},
+	{bySecondaryMuscle, FieldSecondaryMuscles, "muscle"},
+}
+
+func (f *Filter) values(index int) []string {
+	switch index {
+	case byBodyPart:
+		return f.BodyParts
+	case byEquipment:
+		return f.Equipments
+	case byDifficulty:
+		return f.Difficulties
+	case byExerciseType:
+		return f.ExerciseTypes
+	case byTargetMuscle:
+		return f.TargetMuscles
+	default:
+		return f.SecondaryMuscles
+	}
+}
+
+// resolve returns the positions of the exercises that f selects, reporting
+// unknown values into bad. The result is shared and must not be modified.
+func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) *roaring.Bitmap {
+	// Canonical terms: one group of bitmaps (to be OR-ed) per field in use.
+	var groups [][]*roaring.Bitmap
+	var key strings.Builder
+	for _, spec := range filterFields {
+		var group []*roaring.Bitmap
+		var names []string
+		for _, raw := range f.values(spec.index) {
+			v := Canonical(raw)
+			if v == "" || slices.Contains(names, v) {
+				continue
+			}
+			b, ok := c.postings[spec.index][v]
+			if !ok {
+				bad.add(spec.field, raw, "is not a known %s%s", spec.noun, c.allowedHint(spec.index))
+				continue
+			}
+			names = append(names, v)
+			group = append(group, b)
+		}
+		if len(group) == 0 {
+			continue
+		}
+		groups = append(groups, group)
+		slices.Sort(names)
+		key.WriteString(spec.field)
+		key.WriteByte('=')
+		key.WriteString(strings.Join(names, ","))
+		key.WriteByte(';')
+	}
+	name := SearchKey(f.Name)
+	if len(f.Name) > MaxNameLength {
+		bad.add(FieldName, f.Name, "is longer than %d characters", MaxNameLength)
+		return nil
+	}
+	if len(bad.Violations) > 0 {
+		return nil
+	}
+	switch {
+	case len(groups) == 0 && name == "":
+		return c.all
+	case len(groups) == 1 && len(groups[0]) == 1 && name == "":
+		return groups[0][0] // a posting list as it is: nothing to compute
+	}
+	key.WriteString("name=")
+	key.WriteString(name)
+	k := key.String()
+	if b, ok := c.resolved.Get(k); ok {
+		return b
+	}
+	b := c.compute(groups, name)
+	c.resolved.Add(k, b)
+	return b
+}
+
+// compute intersects the unions of groups with the name matches.
+func (c *Catalogue) compute(groups [][]*roaring.Bitmap, name string) *roaring.Bitmap {
+	sets := make([]*roaring.Bitmap, 0, len(groups)+1)
+	for _, g := range groups {
+		if len(g) == 1 {
+			sets = append(sets, g[0])
+		} else {
+			sets = append(sets, roaring.FastOr(g...))
+		}
+	}
+	if name != "" {
+		sets = append(sets, c.nameMatches(name))
+	}
+	var out *roaring.Bitmap
+	if len(sets) == 1 {
+		out = sets[0].Clone()
+	} else {
+		// Smallest first keeps every intermediate result small.
+		slices.SortFunc(sets, func(a, b *roaring.Bitmap) int {
+			return int(a.GetCardinality()) - int(b.GetCardinality())
+		})
+		out = roaring.FastAnd(sets...)
+	}
+	out.RunOptimize()
+	return out
+}
+
+// nameMatches returns the positions whose name key contains key. Keys of
+// three bytes or more narrow the candidates with the trigram index first.
+func (c *Catalogue) nameMatches(key string) *roaring.Bitmap {
+	candidates := c.all
+	if len(key) >= 3 {
+		grams := make([]*roaring.Bitmap, 0, len(key)-2)
+		for i := 0; i+3 <= len(key); i++ {
+			b, ok := c.trigrams[key[i:i+3]]
+			if !ok {
+				return roaring.New()
+			}
+			grams = append(grams, b)
+		}
+		candidates = roaring.FastAnd(grams...)
+		if len(key) == 3 {
+			return candidates
+		}
+	}
+	out := roaring.New()
+	it := candidates.Iterator()
+	for it.HasNext() {
+		pos := it.Next()
+		if strings.Contains(c.nameKeys[pos], key) {
+			out.Add(pos)
+		}
+	}
+	return out
+}
+
+// allowedHint lists the allowed values of a vocabulary that has no
+// reference list of its own to point to.
+func (c *Catalogue) allowedHint(index int) string {
+	if index != byDifficulty {
+		return ""
+	}
+	return " (one of: " + strings.Join(termNames(c.vocab.Difficulties), ", ") + ")"
+}
