@@ -1,0 +1,91 @@
+package exercise
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+)
+
+// synthFile returns n synthetic records. Their lists are drawn from a few
+// hundred shared combinations so that a million records fit in memory.
+func synthFile(n int) *File {
+	pool := randomFile(512, 11).Exercises
+	f := &File{Format: FormatV1, Vocabularies: testVocabularies(), Exercises: make([]Exercise, n)}
+	rng := rand.New(rand.NewPCG(12, 12))
+	for i := range f.Exercises {
+		x := pool[rng.IntN(len(pool))]
+		x.ID = fmt.Sprintf("s%07d", i)
+		x.Name = fmt.Sprintf("%s %d", x.Name, i)
+		f.Exercises[i] = x
+	}
+	return f
+}
+
+var synth = struct {
+	sync.Mutex
+	m map[int]*Catalogue
+}{m: map[int]*Catalogue{}}
+
+func synthCatalogue(b *testing.B, n int) *Catalogue {
+	b.Helper()
+	synth.Lock()
+	defer synth.Unlock()
+	if c, ok := synth.m[n]; ok {
+		return c
+	}
+	c := mustNew(b, synthFile(n))
+	synth.m[n] = c
+	return c
+}
+
+// BenchmarkList measures one page of 10 after a cursor in the middle of the
+// catalogue, at 2,000 and at 1,000,000 records. Compare sizes with
+//
+//	go test -run '^$' -bench BenchmarkList -count 6 ./catalog/exercise | benchstat -col /records -
+func BenchmarkList(b *testing.B) {
+	filters := []struct {
+		name   string
+		filter Filter
+		cold   bool // drop computed results before every call
+	}{
+		{name: "none"},
+		{name: "one", filter: Filter{BodyParts: []string{"chest"}}},
+		{name: "three", filter: Filter{BodyParts: []string{"chest", "waist"}, Equipments: []string{"dumbbell"}, Difficulties: []string{"advanced"}}},
+		{name: "three-cold", filter: Filter{BodyParts: []string{"chest", "waist"}, Equipments: []string{"dumbbell"}, Difficulties: []string{"advanced"}}, cold: true},
+	}
+	for _, n := range []int{2_000, 1_000_000} {
+		for _, fl := range filters {
+			b.Run(fmt.Sprintf("filter=%s/records=%d", fl.name, n), func(b *testing.B) {
+				c := synthCatalogue(b, n)
+				req := PageRequest{Limit: 10, After: fmt.Sprintf("s%07d", n/2)}
+				b.ReportAllocs()
+				for b.Loop() {
+					if fl.cold {
+						c.resolved.Purge()
+					}
+					p, err := c.List(fl.filter, req)
+					if err != nil || len(p.Exercises) != 10 {
+						b.Fatalf("List: %d records, %v", len(p.Exercises), err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkListBackward measures a page before a cursor in the middle.
+func BenchmarkListBackward(b *testing.B) {
+	for _, n := range []int{2_000, 1_000_000} {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			c := synthCatalogue(b, n)
+			req := PageRequest{Limit: 10, Before: fmt.Sprintf("s%07d", n/2)}
+			flt := Filter{BodyParts: []string{"chest"}}
+			for b.Loop() {
+				if _, err := c.List(flt, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
