@@ -1,0 +1,111 @@
+package grpcapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+)
+
+// RequestIDHeader is the metadata key that carries the caller's request id.
+const RequestIDHeader = "x-request-id"
+
+// ServiceName is the full name of the catalog service, as health reports it.
+const ServiceName = "exercisedb.catalog.v1.CatalogService"
+
+// NewServer returns a gRPC server offering svc, grpc.health.v1 and server
+// reflection, logging every call to log and counting calls in reg. Health
+// starts NOT_SERVING: the caller sets SERVING once a catalogue is loaded.
+func NewServer(svc *Service, log *slog.Logger, reg prometheus.Registerer) (*grpc.Server, *health.Server) {
+	metrics := grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
+	reg.MustRegister(metrics, newCatalogueCollector(svc))
+	srv := grpc.NewServer(
+		grpc.ChainUnaryInterceptor(metrics.UnaryServerInterceptor(), unaryLog(log)),
+		grpc.ChainStreamInterceptor(metrics.StreamServerInterceptor(), streamLog(log)),
+	)
+	catalogv1.RegisterCatalogServiceServer(srv, svc)
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
+	healthpb.RegisterHealthServer(srv, hs)
+	reflection.Register(srv)
+	metrics.InitializeMetrics(srv)
+	return srv, hs
+}
+
+// SetServing sets the health of the server and of the catalog service.
+func SetServing(hs *health.Server, serving bool) {
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if serving {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	hs.SetServingStatus("", st)
+	hs.SetServingStatus(ServiceName, st)
+}
+
+func unaryLog(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		start := time.Now()
+		resp, err := handler(ctx, req)
+		logCall(ctx, log, info.FullMethod, start, err)
+		return resp, err
+	}
+}
+
+func streamLog(log *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		start := time.Now()
+		err := handler(srv, ss)
+		logCall(ss.Context(), log, info.FullMethod, start, err)
+		return err
+	}
+}
+
+// logCall writes one line per call. Health checks are logged at debug
+// level: orchestrators probe every few seconds.
+func logCall(ctx context.Context, log *slog.Logger, method string, start time.Time, err error) {
+	level := slog.LevelInfo
+	if method == healthpb.Health_Check_FullMethodName || method == healthpb.Health_Watch_FullMethodName {
+		level = slog.LevelDebug
+	}
+	attrs := []slog.Attr{
+		slog.String("method", method),
+		slog.String("code", status.Code(err).String()),
+		slog.Duration("duration", time.Since(start)),
+	}
+	if id := requestID(ctx); id != "" {
+		attrs = append(attrs, slog.String("request_id", id))
+	}
+	var internal *internalError
+	if errors.As(err, &internal) {
+		level = slog.LevelError
+		attrs = append(attrs, slog.String("error", internal.err.Error()))
+	}
+	log.LogAttrs(ctx, level, "grpc call", attrs...)
+}
+
+// requestID returns the caller's request id, bounded so that a hostile
+// caller cannot flood the log.
+func requestID(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	ids := md.Get(RequestIDHeader)
+	if len(ids) == 0 {
+		return ""
+	}
+	id := ids[0]
+	if len(id) > 128 {
+		id = id[:128]
+	}
+	return id
+}

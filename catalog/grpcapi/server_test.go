@@ -1,0 +1,311 @@
+package grpcapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+)
+
+// syncBuffer is a log destination safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type harness struct {
+	svc    *Service
+	health *health.Server
+	conn   *grpc.ClientConn
+	client catalogv1.CatalogServiceClient
+	log    *syncBuffer
+	cat    *exercise.Catalogue
+}
+
+// start serves the catalog over bufconn; loaded says whether the
+// catalogue is in place and health SERVING.
+func start(t *testing.T, loaded bool) *harness {
+	t.Helper()
+	data, err := os.ReadFile("testdata/small.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := exercise.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{svc: &Service{}, log: &syncBuffer{}, cat: cat}
+	log := slog.New(slog.NewJSONHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, hs := NewServer(h.svc, log, prometheus.NewRegistry())
+	h.health = hs
+	if loaded {
+		h.svc.Swap(cat)
+		SetServing(hs, true)
+	}
+	ln := bufconn.Listen(1 << 20)
+	go srv.Serve(ln)
+	t.Cleanup(srv.Stop)
+	h.conn, err = grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return ln.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.conn.Close() })
+	h.client = catalogv1.NewCatalogServiceClient(h.conn)
+	return h
+}
+
+func TestListExercises(t *testing.T) {
+	h := start(t, true)
+	resp, err := h.client.ListExercises(context.Background(), &catalogv1.ListExercisesRequest{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &catalogv1.ListExercisesResponse{
+		Exercises: []*catalogv1.Exercise{{
+			Id: "bp", Name: "barbell bench press", BodyParts: []string{"chest"}, Equipments: []string{"barbell"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{"pectoralis major"},
+			SecondaryMuscles: []string{"latissimus dorsi"},
+		}},
+		Total: 2, HasNextPage: true, NextCursor: "bp", CatalogueVersion: h.cat.Version(),
+	}
+	if diff := cmp.Diff(want, resp, protocmp.Transform()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	resp, err = h.client.ListExercises(context.Background(), &catalogv1.ListExercisesRequest{
+		Filter: &catalogv1.ExerciseFilter{BodyParts: []string{" BACK"}}, After: "bp",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Exercises) != 1 || resp.Exercises[0].MediaKey != "exercises/pu" || resp.HasNextPage || resp.HasPreviousPage || resp.Total != 1 {
+		t.Errorf("filtered page after bp = %v", resp)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	h := start(t, true)
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		call    func() error
+		code    codes.Code
+		details []any
+	}{
+		{
+			name: "unknown filter values and a bad limit",
+			call: func() error {
+				_, err := h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{
+					Limit: 500, Filter: &catalogv1.ExerciseFilter{BodyParts: []string{"chst"}, Difficulties: []string{"expert"}},
+				})
+				return err
+			},
+			code: codes.InvalidArgument,
+			details: []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+				{Field: "limit", Description: `"500" must be between 1 and 100`},
+				{Field: "filter.body_parts", Description: `"chst" is not a known body part`},
+				{Field: "filter.difficulties", Description: `"expert" is not a known difficulty (one of: beginner, advanced)`},
+			}}},
+		},
+		{
+			name: "both cursors",
+			call: func() error {
+				_, err := h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{After: "bp", Before: "pu"})
+				return err
+			},
+			code: codes.InvalidArgument,
+			details: []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+				{Field: "before", Description: `"pu" cannot be combined with after: send one cursor`},
+			}}},
+		},
+		{
+			name: "cursor beyond the record cap",
+			call: func() error {
+				_, err := h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{RecordCap: 1, After: "pu"})
+				return err
+			},
+			code: codes.OutOfRange,
+			details: []any{&errdetails.ErrorInfo{Reason: ReasonBeyondRecordCap, Domain: ErrorDomain,
+				Metadata: map[string]string{"field": "after", "cursor": "pu", "record_cap": "1"}}},
+		},
+		{
+			name: "unknown exercise",
+			call: func() error {
+				_, err := h.client.GetExercise(ctx, &catalogv1.GetExerciseRequest{Id: "nope"})
+				return err
+			},
+			code: codes.NotFound,
+		},
+		{
+			name: "malformed exercise id",
+			call: func() error {
+				_, err := h.client.GetExercise(ctx, &catalogv1.GetExerciseRequest{Id: ""})
+				return err
+			},
+			code: codes.InvalidArgument,
+			details: []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+				{Field: "id", Description: `"" is not a well-formed exercise id (1 to 32 characters of A-Z, a-z, 0-9, _ and -)`},
+			}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := status.Convert(tt.call())
+			if st.Code() != tt.code {
+				t.Fatalf("code = %v (%s), want %v", st.Code(), st.Message(), tt.code)
+			}
+			if diff := cmp.Diff(tt.details, st.Details(), protocmp.Transform(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("details (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReferenceLists(t *testing.T) {
+	h := start(t, true)
+	ctx := context.Background()
+	bp, err := h.client.ListBodyParts(ctx, &catalogv1.ListBodyPartsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"back", "chest"}, bp.BodyParts); diff != "" {
+		t.Errorf("body parts (-want +got):\n%s", diff)
+	}
+	ms, err := h.client.ListMuscles(ctx, &catalogv1.ListMusclesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMuscles := []*catalogv1.Muscle{{Name: "latissimus dorsi", BodyPart: "back"}, {Name: "pectoralis major", BodyPart: "chest"}}
+	if diff := cmp.Diff(wantMuscles, ms.Muscles, protocmp.Transform()); diff != "" {
+		t.Errorf("muscles (-want +got):\n%s", diff)
+	}
+	ts, err := h.client.ListExerciseTypes(ctx, &catalogv1.ListExerciseTypesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]*catalogv1.ExerciseType{{Name: "strength", MediaKey: "types/strength"}}, ts.ExerciseTypes, protocmp.Transform()); diff != "" {
+		t.Errorf("types (-want +got):\n%s", diff)
+	}
+	eq, err := h.client.ListEquipments(ctx, &catalogv1.ListEquipmentsRequest{})
+	if err != nil || !cmp.Equal(eq.Equipments, []string{"barbell", "body weight"}) || eq.CatalogueVersion != h.cat.Version() {
+		t.Errorf("equipments = %v, %v", eq, err)
+	}
+	d, err := h.client.ListDifficulties(ctx, &catalogv1.ListDifficultiesRequest{})
+	if err != nil || !cmp.Equal(d.Difficulties, []string{"beginner", "advanced"}) {
+		t.Errorf("difficulties = %v, %v", d, err)
+	}
+}
+
+func TestHealthFollowsLoading(t *testing.T) {
+	h := start(t, false)
+	ctx := context.Background()
+	hc := healthpb.NewHealthClient(h.conn)
+	check := func(service string) healthpb.HealthCheckResponse_ServingStatus {
+		t.Helper()
+		r, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status
+	}
+	if got := check(ServiceName); got != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("before loading: %v", got)
+	}
+	if _, err := h.client.ListBodyParts(ctx, &catalogv1.ListBodyPartsRequest{}); status.Code(err) != codes.Unavailable {
+		t.Errorf("call before loading: %v, want Unavailable", err)
+	}
+	h.svc.Swap(h.cat)
+	SetServing(h.health, true)
+	for _, s := range []string{"", ServiceName} {
+		if got := check(s); got != healthpb.HealthCheckResponse_SERVING {
+			t.Errorf("after loading, service %q: %v", s, got)
+		}
+	}
+	h.health.Shutdown()
+	if got := check(ServiceName); got != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("after Shutdown: %v", got)
+	}
+}
+
+func TestReflectionListsServices(t *testing.T) {
+	h := start(t, true)
+	stream, err := reflectionpb.NewServerReflectionClient(h.conn).ServerReflectionInfo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := stream.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range resp.GetListServicesResponse().GetService() {
+		names = append(names, s.Name)
+	}
+	for _, want := range []string{ServiceName, "grpc.health.v1.Health"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("reflection lists %v, missing %s", names, want)
+		}
+	}
+	if ServiceName != catalogv1.CatalogService_ServiceDesc.ServiceName {
+		t.Errorf("ServiceName = %q, generated %q", ServiceName, catalogv1.CatalogService_ServiceDesc.ServiceName)
+	}
+}
+
+func TestRequestIDIsLogged(t *testing.T) {
+	h := start(t, true)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), RequestIDHeader, "req_abc123")
+	if _, err := h.client.GetExercise(ctx, &catalogv1.GetExerciseRequest{Id: "pu"}); err != nil {
+		t.Fatal(err)
+	}
+	log := h.log.String()
+	if !strings.Contains(log, `"request_id":"req_abc123"`) || !strings.Contains(log, `"method":"/exercisedb.catalog.v1.CatalogService/GetExercise"`) {
+		t.Errorf("log does not record the call with its request id:\n%s", log)
+	}
+}
+
+func TestUnknownErrorsAreInternalAndHidden(t *testing.T) {
+	err := toStatus(errors.New("disk on fire at /var/x"))
+	st := status.Convert(err)
+	if st.Code() != codes.Internal || st.Message() != "internal error" {
+		t.Errorf("status = %v %q, want Internal with a fixed message", st.Code(), st.Message())
+	}
+}

@@ -1,0 +1,169 @@
+package grpcapi
+
+import (
+	"context"
+	"sync/atomic"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+)
+
+// Service implements catalogv1.CatalogServiceServer over the current
+// catalogue. Until the first Swap it answers UNAVAILABLE. Swap replaces the
+// catalogue atomically: a call in flight finishes on the catalogue it
+// started with.
+type Service struct {
+	catalogv1.UnimplementedCatalogServiceServer
+	current atomic.Pointer[exercise.Catalogue]
+}
+
+// Catalogue returns the catalogue currently served, nil before the first
+// Swap.
+func (s *Service) Catalogue() *exercise.Catalogue { return s.current.Load() }
+
+// Swap makes c the catalogue served from now on.
+func (s *Service) Swap(c *exercise.Catalogue) { s.current.Store(c) }
+
+// errLoading answers calls that arrive before the catalogue is loaded.
+var errLoading = status.Error(codes.Unavailable, "the catalogue is still loading")
+
+// load returns the current catalogue, or errLoading.
+func (s *Service) load() (*exercise.Catalogue, error) {
+	c := s.current.Load()
+	if c == nil {
+		return nil, errLoading
+	}
+	return c, nil
+}
+
+// ListExercises implements catalogv1.CatalogServiceServer.
+func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesRequest) (*catalogv1.ListExercisesResponse, error) {
+	c, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	f := req.GetFilter()
+	page, err := c.List(exercise.Filter{
+		BodyParts:        f.GetBodyParts(),
+		Equipments:       f.GetEquipments(),
+		Difficulties:     f.GetDifficulties(),
+		ExerciseTypes:    f.GetExerciseTypes(),
+		TargetMuscles:    f.GetTargetMuscles(),
+		SecondaryMuscles: f.GetSecondaryMuscles(),
+		Name:             f.GetName(),
+	}, exercise.PageRequest{
+		Limit:     int(req.GetLimit()),
+		After:     req.GetAfter(),
+		Before:    req.GetBefore(),
+		RecordCap: int(req.GetRecordCap()),
+	})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &catalogv1.ListExercisesResponse{
+		Exercises:        make([]*catalogv1.Exercise, len(page.Exercises)),
+		Total:            int32(page.Total),
+		HasNextPage:      page.HasNextPage,
+		HasPreviousPage:  page.HasPreviousPage,
+		NextCursor:       page.NextCursor,
+		PreviousCursor:   page.PreviousCursor,
+		CatalogueVersion: c.Version(),
+	}
+	for i := range page.Exercises {
+		out.Exercises[i] = toProto(&page.Exercises[i])
+	}
+	return out, nil
+}
+
+// GetExercise implements catalogv1.CatalogServiceServer.
+func (s *Service) GetExercise(_ context.Context, req *catalogv1.GetExerciseRequest) (*catalogv1.GetExerciseResponse, error) {
+	c, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	x, err := c.Exercise(req.GetId())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &catalogv1.GetExerciseResponse{Exercise: toProto(&x), CatalogueVersion: c.Version()}, nil
+}
+
+// ListBodyParts implements catalogv1.CatalogServiceServer.
+func (s *Service) ListBodyParts(context.Context, *catalogv1.ListBodyPartsRequest) (*catalogv1.ListBodyPartsResponse, error) {
+	c, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	return &catalogv1.ListBodyPartsResponse{BodyParts: names(c.Vocabularies().BodyParts), CatalogueVersion: c.Version()}, nil
+}
+
+// ListEquipments implements catalogv1.CatalogServiceServer.
+func (s *Service) ListEquipments(context.Context, *catalogv1.ListEquipmentsRequest) (*catalogv1.ListEquipmentsResponse, error) {
+	c, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	return &catalogv1.ListEquipmentsResponse{Equipments: names(c.Vocabularies().Equipments), CatalogueVersion: c.Version()}, nil
+}
+
+// ListDifficulties implements catalogv1.CatalogServiceServer.
+func (s *Service) ListDifficulties(context.Context, *catalogv1.ListDifficultiesRequest) (*catalogv1.ListDifficultiesResponse, error) {
+	c, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	return &catalogv1.ListDifficultiesResponse{Difficulties: names(c.Vocabularies().Difficulties), CatalogueVersion: c.Version()}, nil
+}
+
+// ListMuscles implements catalogv1.CatalogServiceServer.
+func (s *Service) ListMuscles(context.Context, *catalogv1.ListMusclesRequest) (*catalogv1.ListMusclesResponse, error) {
+	c, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	ms := c.Vocabularies().Muscles
+	out := &catalogv1.ListMusclesResponse{Muscles: make([]*catalogv1.Muscle, len(ms)), CatalogueVersion: c.Version()}
+	for i, m := range ms {
+		out.Muscles[i] = &catalogv1.Muscle{Name: m.Name, BodyPart: m.BodyPart}
+	}
+	return out, nil
+}
+
+// ListExerciseTypes implements catalogv1.CatalogServiceServer.
+func (s *Service) ListExerciseTypes(context.Context, *catalogv1.ListExerciseTypesRequest) (*catalogv1.ListExerciseTypesResponse, error) {
+	c, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	ts := c.Vocabularies().ExerciseTypes
+	out := &catalogv1.ListExerciseTypesResponse{ExerciseTypes: make([]*catalogv1.ExerciseType, len(ts)), CatalogueVersion: c.Version()}
+	for i, t := range ts {
+		out.ExerciseTypes[i] = &catalogv1.ExerciseType{Name: t.Name, MediaKey: t.MediaKey}
+	}
+	return out, nil
+}
+
+func toProto(x *exercise.Exercise) *catalogv1.Exercise {
+	return &catalogv1.Exercise{
+		Id:               x.ID,
+		Name:             x.Name,
+		BodyParts:        x.BodyParts,
+		Equipments:       x.Equipments,
+		ExerciseTypes:    x.ExerciseTypes,
+		Difficulty:       x.Difficulty,
+		TargetMuscles:    x.TargetMuscles,
+		SecondaryMuscles: x.SecondaryMuscles,
+		MediaKey:         x.MediaKey,
+	}
+}
+
+func names(ts []exercise.Term) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}

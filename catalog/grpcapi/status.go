@@ -1,0 +1,96 @@
+package grpcapi
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+)
+
+// ReasonBeyondRecordCap is the ErrorInfo reason of an OUT_OF_RANGE status
+// for a cursor beyond the request's record cap.
+const ReasonBeyondRecordCap = "CURSOR_BEYOND_RECORD_CAP"
+
+// ErrorDomain is the ErrorInfo domain of this service's errors.
+const ErrorDomain = "catalog.exercisedb"
+
+// fieldPaths maps catalogue request fields to proto field paths.
+var fieldPaths = map[string]string{
+	exercise.FieldLimit:            "limit",
+	exercise.FieldAfter:            "after",
+	exercise.FieldBefore:           "before",
+	exercise.FieldRecordCap:        "record_cap",
+	exercise.FieldBodyParts:        "filter.body_parts",
+	exercise.FieldEquipments:       "filter.equipments",
+	exercise.FieldDifficulties:     "filter.difficulties",
+	exercise.FieldExerciseTypes:    "filter.exercise_types",
+	exercise.FieldTargetMuscles:    "filter.target_muscles",
+	exercise.FieldSecondaryMuscles: "filter.secondary_muscles",
+	exercise.FieldName:             "filter.name",
+	exercise.FieldID:               "id",
+}
+
+// toStatus is the one place where catalogue errors become gRPC statuses.
+// An error it does not know becomes INTERNAL with a fixed message; the
+// logging interceptor records the real one.
+func toStatus(err error) error {
+	var (
+		bad    *exercise.ArgumentError
+		capErr *exercise.CapError
+	)
+	switch {
+	case errors.As(err, &bad):
+		br := &errdetails.BadRequest{}
+		msg := "invalid argument:"
+		for i, v := range bad.Violations {
+			path := fieldPaths[v.Field]
+			desc := fmt.Sprintf("%q %s", v.Value, v.Description)
+			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: path, Description: desc})
+			if i > 0 {
+				msg += ";"
+			}
+			msg += " " + path + ": " + desc
+		}
+		return withDetails(codes.InvalidArgument, msg, br)
+	case errors.As(err, &capErr):
+		return withDetails(codes.OutOfRange, capErr.Error(), &errdetails.ErrorInfo{
+			Reason: ReasonBeyondRecordCap,
+			Domain: ErrorDomain,
+			Metadata: map[string]string{
+				"field":      fieldPaths[capErr.Field],
+				"cursor":     capErr.Value,
+				"record_cap": strconv.Itoa(capErr.RecordCap),
+			},
+		})
+	case errors.Is(err, exercise.ErrNotFound):
+		return status.Error(codes.NotFound, "no exercise has this id")
+	default:
+		return &internalError{err: err}
+	}
+}
+
+func withDetails(code codes.Code, msg string, details ...protoadapt.MessageV1) error {
+	st := status.New(code, msg)
+	if withD, err := st.WithDetails(details...); err == nil {
+		st = withD
+	}
+	return st.Err()
+}
+
+// internalError hides an unexpected error from the caller while keeping it
+// for the log.
+type internalError struct{ err error }
+
+func (e *internalError) Error() string { return e.err.Error() }
+func (e *internalError) Unwrap() error { return e.err }
+
+// GRPCStatus makes the caller see a fixed message.
+func (e *internalError) GRPCStatus() *status.Status {
+	return status.New(codes.Internal, "internal error")
+}
