@@ -83,6 +83,13 @@ func Decode(r io.Reader) (*File, error) {
 func Encode(w io.Writer, f *File) error {
 	out := *f
 	out.Exercises = slices.Clone(f.Exercises)
+	for i := range out.Exercises {
+		// A record without secondary muscles has an empty list, never null:
+		// the member is required.
+		if out.Exercises[i].SecondaryMuscles == nil {
+			out.Exercises[i].SecondaryMuscles = []string{}
+		}
+	}
 	slices.SortFunc(out.Exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
