@@ -1,0 +1,20 @@
+// Package dataset holds the exercise catalogue that ships with the service:
+// catalogue.json, generated from the YAML in source/ by cmd/cataloguegen and
+// embedded in the binary. Edit the source, never the JSON; README.md says
+// how.
+package dataset
+
+import _ "embed" // for the catalogue below
+
+// The directive runs from this directory, hence the relative paths.
+//go:generate go run ../../cmd/cataloguegen -source source -out catalogue.json
+
+//go:embed catalogue.json
+var catalogue []byte
+
+// Default returns the embedded catalogue file, in the format that
+// exercise.Decode reads. The slice is the embedded data itself, shared by
+// every caller: callers must not modify it.
+func Default() []byte {
+	return catalogue
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/exercisedb/exercisedb/catalog/dataset/source"
+)
+
+// regenerate is the command that brings catalogue.json up to date, quoted
+// in the -check failure message.
+const regenerate = "go generate ./catalog/dataset (or go run ./cmd/cataloguegen)"
+
+// usageError is a command-line error the flag package has already reported.
+type usageError struct{ error }
+
+// config is the parsed command line.
+type config struct {
+	source, out  string
+	check, stats bool
+}
+
+// run generates the catalogue, or checks it with -check. Status messages go
+// to stderr, so that stdout carries only the -stats tables.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	f, data, err := source.Generate(os.DirFS(cfg.source))
+	if err != nil {
+		return fmt.Errorf("source %s:\n%w", cfg.source, err)
+	}
+	// Generation is fast; the context only matters before touching disk.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if cfg.check {
+		err = check(cfg.out, data)
+	} else {
+		err = os.WriteFile(cfg.out, data, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	status := "written"
+	if cfg.check {
+		status = "is up to date"
+	}
+	fmt.Fprintf(stderr, "%s %s: %d exercises\n", cfg.out, status, len(f.Exercises))
+	if cfg.stats {
+		return writeStats(stdout, f)
+	}
+	return nil
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("cataloguegen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.source, "source", "catalog/dataset/source", "source `directory` (vocabularies.yaml, families/)")
+	fs.StringVar(&cfg.out, "out", "catalog/dataset/catalogue.json", "generated catalogue `file`")
+	fs.BoolVar(&cfg.check, "check", false, "do not write; fail if the file differs from what the source generates")
+	fs.BoolVar(&cfg.stats, "stats", false, "print the record counts as Markdown tables on stdout")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, err
+		}
+		return cfg, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected arguments: %q", fs.Args())
+		fmt.Fprintln(stderr, err)
+		fs.Usage()
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+// check compares the file at path with want, naming the first line that
+// differs so that a reviewer sees where the two part.
+func check(path string, want []byte) error {
+	got, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s does not exist; generate it with: %s", path, regenerate)
+	}
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(got, want) {
+		return nil
+	}
+	return fmt.Errorf("%s is stale: line %d differs from what the source generates; regenerate it with: %s",
+		path, firstDiffLine(got, want), regenerate)
+}
+
+// firstDiffLine returns the 1-based number of the first line at which a and
+// b differ; they are assumed to differ.
+func firstDiffLine(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return bytes.Count(a[:i], []byte("\n")) + 1
+}

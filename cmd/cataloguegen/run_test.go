@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The committed source and catalogue, relative to this package.
+const (
+	committedSource    = "../../catalog/dataset/source"
+	committedCatalogue = "../../catalog/dataset/catalogue.json"
+)
+
+// runOutput is what one run of the command printed and returned.
+type runOutput struct {
+	stdout, stderr string
+	err            error
+}
+
+func runCommand(t *testing.T, args ...string) runOutput {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), args, &stdout, &stderr)
+	return runOutput{stdout.String(), stderr.String(), err}
+}
+
+// generated returns the catalogue the committed source generates, written
+// to a temporary file.
+func generated(t *testing.T) (path string, data []byte) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "catalogue.json")
+	if out := runCommand(t, "-source", committedSource, "-out", path); out.err != nil {
+		t.Fatalf("generate: %v\n%s", out.err, out.stderr)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, data
+}
+
+func TestCheckPassesOnCommittedCatalogue(t *testing.T) {
+	out := runCommand(t, "-check", "-source", committedSource, "-out", committedCatalogue)
+	if out.err != nil {
+		t.Fatalf("cataloguegen -check: %v", out.err)
+	}
+	if !strings.Contains(out.stderr, "is up to date") {
+		t.Errorf("stderr = %q, want a status line", out.stderr)
+	}
+}
+
+func TestWriteThenCheck(t *testing.T) {
+	path, data := generated(t)
+	committed, err := os.ReadFile(committedCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, committed) {
+		t.Error("written catalogue differs from the committed one")
+	}
+	if out := runCommand(t, "-check", "-source", committedSource, "-out", path); out.err != nil {
+		t.Errorf("-check after writing: %v", out.err)
+	}
+}
+
+func TestCheckDetectsStaleFile(t *testing.T) {
+	path, data := generated(t)
+	tests := []struct {
+		name    string
+		content []byte // nil removes the file
+		want    string
+	}{
+		{"value edited", bytes.Replace(data, []byte(`"beginner"`), []byte(`"advanced"`), 1), "is stale: line "},
+		{"record appended", append(bytes.Clone(data), "\n"...), "is stale: line "},
+		{"truncated", data[:len(data)/2], "is stale: line "},
+		{"missing", nil, "does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.content == nil {
+				os.Remove(path)
+			} else if err := os.WriteFile(path, tt.content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := runCommand(t, "-check", "-source", committedSource, "-out", path)
+			if out.err == nil {
+				t.Fatal("-check passed on a stale file")
+			}
+			for _, want := range []string{path, tt.want, "go generate ./catalog/dataset"} {
+				if !strings.Contains(out.err.Error(), want) {
+					t.Errorf("error %q does not contain %q", out.err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckDoesNotWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "catalogue.json")
+	if err := os.WriteFile(path, []byte("stale"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runCommand(t, "-check", "-source", committedSource, "-out", path)
+	if got, _ := os.ReadFile(path); string(got) != "stale" {
+		t.Error("-check changed the file")
+	}
+}
+
+func TestStats(t *testing.T) {
+	path, _ := generated(t)
+	out := runCommand(t, "-check", "-stats", "-source", committedSource, "-out", path)
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	for _, want := range []string{
+		"| Total | Exercises |\n| --- | ---: |\n| exercises | ",
+		"| Body part | Exercises |", "| neck | ",
+		"| Equipment | Exercises |", "| ski erg | ",
+		"| Exercise type | Exercises |", "| yoga | ",
+		"| Difficulty | Exercises |", "| advanced | ",
+	} {
+		if !strings.Contains(out.stdout, want) {
+			t.Errorf("stats do not contain %q:\n%s", want, out.stdout)
+		}
+	}
+	if strings.Contains(out.stdout, "up to date") {
+		t.Error("status line on stdout; it belongs on stderr")
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		usage bool
+		want  string
+	}{
+		{"unknown flag", []string{"-frobnicate"}, true, "flag provided but not defined"},
+		{"stray argument", []string{"extra"}, true, "unexpected arguments"},
+		{"missing source", []string{"-source", filepath.Join(t.TempDir(), "nope"), "-check"}, false, "vocabularies.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := runCommand(t, tt.args...)
+			var usage usageError
+			if out.err == nil || errors.As(out.err, &usage) != tt.usage {
+				t.Fatalf("err = %v, want usage error: %v", out.err, tt.usage)
+			}
+			if !strings.Contains(out.err.Error()+out.stderr, tt.want) {
+				t.Errorf("output does not contain %q: %v\n%s", tt.want, out.err, out.stderr)
+			}
+		})
+	}
+}
+
+func TestHelpIsNotAnError(t *testing.T) {
+	out := runCommand(t, "-h")
+	if out.err != nil {
+		t.Fatalf("-h: %v", out.err)
+	}
+	if !strings.Contains(out.stderr, "-check") {
+		t.Errorf("usage does not list -check:\n%s", out.stderr)
+	}
+}
+
+func TestFirstDiffLine(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"x", "y", 1},
+		{"a\nb\nc\n", "a\nb\nd\n", 3},
+		{"a\nb\n", "a\nb\nc\n", 3},
+		{"a\nb\nc\n", "a\n", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.a+"|"+tt.b, func(t *testing.T) {
+			if got := firstDiffLine([]byte(tt.a), []byte(tt.b)); got != tt.want {
+				t.Errorf("got %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCanceledContextWritesNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	path := filepath.Join(t.TempDir(), "catalogue.json")
+	err := run(ctx, []string{"-source", committedSource, "-out", path}, &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a canceled run wrote the catalogue")
+	}
+}
