@@ -1,0 +1,130 @@
+// Command catalog serves the exercise catalogue over gRPC, with health,
+// reflection, and an admin listener for /healthz, /readyz and /metrics.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/exercisedb/exercisedb/catalog/dataset"
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/catalog/grpcapi"
+	"github.com/exercisedb/exercisedb/pkg/admin"
+	"github.com/exercisedb/exercisedb/pkg/serve"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "catalog:", err)
+		os.Exit(1)
+	}
+}
+
+// run starts the servers, loads the catalogue, and serves until ctx ends.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log := cfg.logger(stderr)
+	log.Info("catalog starting", "config", cfg)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	svc := &grpcapi.Service{}
+	grpcSrv, health := grpcapi.NewServer(svc, log, reg)
+	var draining atomic.Bool
+	ready := func() error {
+		switch {
+		case draining.Load():
+			return errors.New("shutting down")
+		case svc.Catalogue() == nil:
+			return errors.New("catalogue loading")
+		}
+		return nil
+	}
+
+	grpcLn, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	adminLn, err := net.Listen("tcp", cfg.Admin)
+	if err != nil {
+		grpcLn.Close()
+		return err
+	}
+	log.Info("catalog listening", "grpc", grpcLn.Addr().String(), "admin", adminLn.Addr().String())
+
+	// Servers stop when serving ends; readiness and health fail first, so
+	// that balancers stop sending before the listener closes.
+	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServing()
+	g := new(errgroup.Group)
+	g.Go(func() error { return serve.GRPC(serving, grpcLn, grpcSrv, cfg.ShutdownTimeout) })
+	g.Go(func() error {
+		return serve.HTTP(serving, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)
+	})
+	drain := func() {
+		draining.Store(true)
+		health.Shutdown()
+		stopServing()
+	}
+
+	c, err := loadCatalogue(cfg.Data)
+	if err != nil {
+		drain()
+		return errors.Join(err, g.Wait())
+	}
+	svc.Swap(c)
+	grpcapi.SetServing(health, true)
+	log.Info("catalogue loaded", "version", c.Version(), "records", c.Len(), "source", cmpOr(cfg.Data, "embedded"))
+
+	select {
+	case <-ctx.Done():
+		log.Info("catalog shutting down")
+		drain()
+	case <-serving.Done(): // a server failed
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	log.Info("catalog stopped")
+	return nil
+}
+
+// loadCatalogue reads the file at path, or the embedded catalogue when path
+// is empty.
+func loadCatalogue(path string) (*exercise.Catalogue, error) {
+	data := dataset.Default()
+	if path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return nil, err
+		}
+	}
+	c, err := exercise.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmpOr(path, "embedded catalogue"), err)
+	}
+	return c, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
