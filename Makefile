@@ -1,0 +1,38 @@
+# The two commands a newcomer needs are `make run` and `make test`.
+.PHONY: run test build generate lint breaking bench ci
+
+GOTOOL := go tool -modfile=tools/go.mod
+
+## run: build and start the system on its embedded defaults (Ctrl-C stops it)
+run: build
+	./bin/catalog -log-format text
+
+## test: every test, with the race detector
+test:
+	go test -race -count=1 ./...
+
+## build: bin/catalog (and every other command)
+build:
+	go build -o bin/ ./...
+
+## generate: protobuf code and the embedded catalogue
+generate:
+	$(GOTOOL) buf generate
+	go generate ./catalog/dataset
+
+## lint: proto lint and format
+lint:
+	$(GOTOOL) buf lint
+	$(GOTOOL) buf format --diff --exit-code
+
+## breaking: proto changes that would break clients, against main
+breaking:
+	$(GOTOOL) buf breaking --against '.git#branch=main'
+
+## bench: the catalogue page benchmarks (see docs/performance.md)
+bench:
+	go test -run '^$$' -bench . -count 6 ./catalog/exercise
+
+## ci: what CI runs
+ci:
+	bash .ci/run

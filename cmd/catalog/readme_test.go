@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/exercisedb/exercisedb/internal/docexample"
+)
+
+// grpcurlVersion is the grpcurl the README tells readers to install.
+const grpcurlVersion = "github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4"
+
+// TestREADMEExamples runs every grpcurl and curl example of the README
+// against the real binary and compares the output with the README's.
+func TestREADMEExamples(t *testing.T) {
+	md, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples []docexample.Example
+	for _, ex := range docexample.Parse(string(md)) {
+		if strings.HasPrefix(ex.Command, "grpcurl ") || strings.HasPrefix(ex.Command, "curl ") {
+			examples = append(examples, ex)
+		}
+	}
+	if len(examples) < 5 {
+		t.Fatalf("found %d examples in README.md; the parser or the README changed", len(examples))
+	}
+	bin := t.TempDir()
+	install := exec.Command("go", "install", grpcurlVersion)
+	install.Env = append(os.Environ(), "GOBIN="+bin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("installing grpcurl: %v\n%s", err, out)
+	}
+
+	p := startBinary(t)
+	waitServing(t, p.dial(t))
+	for _, ex := range examples {
+		cmdline := strings.NewReplacer("127.0.0.1:9090", p.grpc, "127.0.0.1:9092", p.admin).Replace(ex.Command)
+		cmd := exec.Command("sh", "-c", cmdline)
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil && !strings.HasPrefix(string(out), "ERROR:") {
+			t.Errorf("README.md:%d: %s: %v\n%s", ex.Line, ex.Command, err, out)
+			continue
+		}
+		if !docexample.Match(ex.Output, string(out)) {
+			t.Errorf("README.md:%d: %s\nprints:\n%s\nREADME shows:\n%s", ex.Line, ex.Command, out, strings.Join(ex.Output, "\n"))
+		}
+	}
+}

@@ -1,0 +1,81 @@
+// Package docexample reads the shell examples of a Markdown document so that
+// tests can run them and check their output: every command a reader may
+// paste is one a test has run.
+//
+// An example lives in a fenced block whose info string is "sh". A line
+// starting with "$ " is a command (a trailing backslash continues it on the
+// next line); the lines after it, up to the next command or the end of the
+// block, are its expected output. In the expected output, a line "..."
+// stands for any number of lines.
+package docexample
+
+import "strings"
+
+// Example is one command of a document and the output it shows.
+type Example struct {
+	Line    int    // line of the command in the document, from 1
+	Command string // the command, continuation lines joined
+	Output  []string
+}
+
+// Parse returns the examples of md in document order.
+func Parse(md string) []Example {
+	var (
+		out     []Example
+		inBlock bool
+		cur     *Example
+		cont    bool // the previous command line ended in a backslash
+	)
+	for i, line := range strings.Split(md, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case !inBlock && trimmed == "```sh":
+			inBlock = true
+		case inBlock && trimmed == "```":
+			inBlock, cur, cont = false, nil, false
+		case !inBlock:
+		case cont:
+			cur.Command += " " + strings.TrimSuffix(trimmed, `\`)
+			cont = strings.HasSuffix(trimmed, `\`)
+		case strings.HasPrefix(line, "$ "):
+			out = append(out, Example{Line: i + 1, Command: strings.TrimSuffix(line[2:], `\`)})
+			cur = &out[len(out)-1]
+			cont = strings.HasSuffix(line, `\`)
+		case cur != nil:
+			cur.Output = append(cur.Output, strings.TrimRight(line, " \t"))
+		}
+	}
+	for i := range out {
+		out[i].Command = strings.Join(strings.Fields(out[i].Command), " ")
+		for len(out[i].Output) > 0 && out[i].Output[len(out[i].Output)-1] == "" {
+			out[i].Output = out[i].Output[:len(out[i].Output)-1]
+		}
+	}
+	return out
+}
+
+// Match reports whether got matches the expected lines want, where a want
+// line "..." matches any run of lines, trailing spaces are ignored, and
+// trailing blank lines of got are too.
+func Match(want []string, got string) bool {
+	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " \t")
+	}
+	return match(want, lines)
+}
+
+func match(want, got []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	if want[0] == "..." {
+		for skip := 0; skip <= len(got); skip++ {
+			if match(want[1:], got[skip:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(got) > 0 && got[0] == want[0] && match(want[1:], got[1:])
+}
