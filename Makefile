@@ -3,9 +3,9 @@
 
 GOTOOL := go tool -modfile=tools/go.mod
 
-## run: build and start the system on its embedded defaults (Ctrl-C stops it)
-run: build
-	./bin/catalog -log-format text
+## run: build and start the catalog and the gateway with a development key (Ctrl-C stops both)
+run:
+	bash dev/run.sh
 
 ## test: every test, with the race detector
 test:

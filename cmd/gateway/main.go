@@ -1,0 +1,33 @@
+// Command gateway is the public HTTP edge of the exercise catalogue: it
+// resolves the product, checks the key, applies the plan and calls the
+// catalog. "gateway keys create" adds a key to the keys file.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "gateway:", err)
+		os.Exit(1)
+	}
+}
+
+// run dispatches to the serve command or a subcommand.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) >= 2 && args[0] == "keys" && args[1] == "create" {
+		return createKey(args[2:], getenv, stdout, stderr)
+	}
+	if len(args) >= 1 && args[0] == "keys" {
+		return fmt.Errorf("usage: gateway keys create -config gateway.yaml -name NAME -product PRODUCT=PLAN")
+	}
+	return runServer(ctx, args, getenv, stderr)
+}

@@ -1,0 +1,220 @@
+// Package catalogclient is the gateway's one connection pool to the catalog
+// service. It turns gRPC replies into plain Go values and gRPC failures into
+// *apierror.Error, in one place; generated protobuf types stay inside it.
+package catalogclient
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+
+	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+)
+
+// RequestIDHeader is the gRPC metadata key of the request id.
+const RequestIDHeader = "x-request-id"
+
+// catalogService is the catalog's name in grpc.health.v1.
+const catalogService = "exercisedb.catalog.v1.CatalogService"
+
+// Exercise is one exercise as the catalog returns it.
+type Exercise struct {
+	ID               string
+	Name             string
+	BodyParts        []string
+	Equipments       []string
+	ExerciseTypes    []string
+	Difficulty       string
+	TargetMuscles    []string
+	SecondaryMuscles []string
+	MediaKey         string // empty when the exercise has no image
+}
+
+// Filter selects exercises; see the catalog's ExerciseFilter.
+type Filter struct {
+	BodyParts, Equipments, Difficulties, ExerciseTypes, TargetMuscles, SecondaryMuscles []string
+	Name                                                                                string
+}
+
+// ListRequest asks for one page.
+type ListRequest struct {
+	Filter        Filter
+	Limit         int
+	After, Before string
+	RecordCap     int
+}
+
+// Page is one page of a listing.
+type Page struct {
+	Exercises                    []Exercise
+	Total                        int
+	HasNextPage, HasPreviousPage bool
+	NextCursor, PreviousCursor   string // empty when absent
+	Version                      string
+}
+
+// ExerciseType is an entry of the exercise type list.
+type ExerciseType struct{ Name, MediaKey string }
+
+// Client calls the catalog. It is safe for concurrent use.
+type Client struct {
+	conn    *grpc.ClientConn
+	rpc     catalogv1.CatalogServiceClient
+	health  healthpb.HealthClient
+	timeout time.Duration
+}
+
+// New connects lazily to target, any grpc-go target; "dns:///host:port"
+// balances round-robin over every address the name resolves to. Each call
+// gets timeout unless its context ends sooner.
+func New(target string, timeout time.Duration, opts ...grpc.DialOption) (*Client, error) {
+	opts = append([]grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig": [{"round_robin": {}}]}`),
+	}, opts...)
+	conn, err := grpc.NewClient(target, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("catalog target %q: %w", target, err)
+	}
+	return &Client{
+		conn:    conn,
+		rpc:     catalogv1.NewCatalogServiceClient(conn),
+		health:  healthpb.NewHealthClient(conn),
+		timeout: timeout,
+	}, nil
+}
+
+// Close closes the connection pool.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// call prepares the context of one call: deadline and request id.
+func (c *Client) call(ctx context.Context, requestID string) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	if requestID != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, RequestIDHeader, requestID)
+	}
+	return ctx, cancel
+}
+
+// Ready reports whether the catalog answers SERVING, or why not.
+func (c *Client) Ready(ctx context.Context) error {
+	ctx, cancel := c.call(ctx, "")
+	defer cancel()
+	r, err := c.health.Check(ctx, &healthpb.HealthCheckRequest{Service: catalogService})
+	if err != nil {
+		return fmt.Errorf("catalog health: %w", err)
+	}
+	if r.Status != healthpb.HealthCheckResponse_SERVING {
+		return fmt.Errorf("catalog is %s", r.Status)
+	}
+	return nil
+}
+
+// List returns one page of exercises.
+func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*Page, error) {
+	ctx, cancel := c.call(ctx, requestID)
+	defer cancel()
+	f := req.Filter
+	r, err := c.rpc.ListExercises(ctx, &catalogv1.ListExercisesRequest{
+		Filter: &catalogv1.ExerciseFilter{
+			BodyParts: f.BodyParts, Equipments: f.Equipments, Difficulties: f.Difficulties,
+			ExerciseTypes: f.ExerciseTypes, TargetMuscles: f.TargetMuscles, SecondaryMuscles: f.SecondaryMuscles,
+			Name: f.Name,
+		},
+		Limit:     int32(req.Limit),
+		After:     req.After,
+		Before:    req.Before,
+		RecordCap: int32(req.RecordCap),
+	})
+	if err != nil {
+		return nil, toAPIError(err)
+	}
+	p := &Page{
+		Exercises:       make([]Exercise, len(r.Exercises)),
+		Total:           int(r.Total),
+		HasNextPage:     r.HasNextPage,
+		HasPreviousPage: r.HasPreviousPage,
+		NextCursor:      r.NextCursor,
+		PreviousCursor:  r.PreviousCursor,
+		Version:         r.CatalogueVersion,
+	}
+	for i, x := range r.Exercises {
+		p.Exercises[i] = fromProto(x)
+	}
+	return p, nil
+}
+
+// Exercise returns one exercise and the catalogue version.
+func (c *Client) Exercise(ctx context.Context, requestID, id string) (Exercise, string, error) {
+	ctx, cancel := c.call(ctx, requestID)
+	defer cancel()
+	r, err := c.rpc.GetExercise(ctx, &catalogv1.GetExerciseRequest{Id: id})
+	if err != nil {
+		return Exercise{}, "", toAPIError(err)
+	}
+	return fromProto(r.Exercise), r.CatalogueVersion, nil
+}
+
+// BodyParts returns the body part names and the catalogue version.
+func (c *Client) BodyParts(ctx context.Context, requestID string) ([]string, string, error) {
+	ctx, cancel := c.call(ctx, requestID)
+	defer cancel()
+	r, err := c.rpc.ListBodyParts(ctx, &catalogv1.ListBodyPartsRequest{})
+	if err != nil {
+		return nil, "", toAPIError(err)
+	}
+	return r.BodyParts, r.CatalogueVersion, nil
+}
+
+// Equipments returns the equipment names and the catalogue version.
+func (c *Client) Equipments(ctx context.Context, requestID string) ([]string, string, error) {
+	ctx, cancel := c.call(ctx, requestID)
+	defer cancel()
+	r, err := c.rpc.ListEquipments(ctx, &catalogv1.ListEquipmentsRequest{})
+	if err != nil {
+		return nil, "", toAPIError(err)
+	}
+	return r.Equipments, r.CatalogueVersion, nil
+}
+
+// Muscles returns the muscle names and the catalogue version.
+func (c *Client) Muscles(ctx context.Context, requestID string) ([]string, string, error) {
+	ctx, cancel := c.call(ctx, requestID)
+	defer cancel()
+	r, err := c.rpc.ListMuscles(ctx, &catalogv1.ListMusclesRequest{})
+	if err != nil {
+		return nil, "", toAPIError(err)
+	}
+	names := make([]string, len(r.Muscles))
+	for i, m := range r.Muscles {
+		names[i] = m.Name
+	}
+	return names, r.CatalogueVersion, nil
+}
+
+// ExerciseTypes returns the exercise types and the catalogue version.
+func (c *Client) ExerciseTypes(ctx context.Context, requestID string) ([]ExerciseType, string, error) {
+	ctx, cancel := c.call(ctx, requestID)
+	defer cancel()
+	r, err := c.rpc.ListExerciseTypes(ctx, &catalogv1.ListExerciseTypesRequest{})
+	if err != nil {
+		return nil, "", toAPIError(err)
+	}
+	out := make([]ExerciseType, len(r.ExerciseTypes))
+	for i, t := range r.ExerciseTypes {
+		out[i] = ExerciseType{Name: t.Name, MediaKey: t.MediaKey}
+	}
+	return out, r.CatalogueVersion, nil
+}
+
+func fromProto(x *catalogv1.Exercise) Exercise {
+	return Exercise{
+		ID: x.Id, Name: x.Name, BodyParts: x.BodyParts, Equipments: x.Equipments, ExerciseTypes: x.ExerciseTypes,
+		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles, MediaKey: x.MediaKey,
+	}
+}

@@ -1,0 +1,137 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Operations the gateway serves, as plans name them.
+var Operations = []string{
+	"exercisesByBodyParts", "exercises", "exercise", "exerciseTypes", "bodyParts", "muscles", "equipments", "liveness",
+}
+
+// AllOperations in a plan's list grants every operation.
+const AllOperations = "*"
+
+func (c *Config) validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	for name, v := range map[string]string{"listen": c.Listen, "admin_listen": c.AdminListen, "catalog.target": c.Catalog.Target, "keys_file": c.KeysFile} {
+		if v == "" {
+			bad("%s: empty", name)
+		}
+	}
+	if u, err := url.Parse(c.DocsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("docs_url %q: want an absolute http(s) URL", c.DocsURL)
+	}
+	if c.Catalog.Timeout <= 0 {
+		bad("catalog.timeout: want a positive duration such as 2s")
+	}
+	if c.ShutdownTimeout <= 0 {
+		bad("shutdown_timeout: want a positive duration such as 10s")
+	}
+	switch c.RateLimit.Store {
+	case "memory":
+	case "redis":
+		if u, err := url.Parse(c.RateLimit.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+			bad("rate_limit.redis_url: want redis://host:port/db or rediss://...")
+		}
+	default:
+		bad("rate_limit.store %q: want memory or redis", c.RateLimit.Store)
+	}
+	if c.RateLimit.OnStoreError != "allow" && c.RateLimit.OnStoreError != "deny" {
+		bad("rate_limit.on_store_error %q: want allow or deny", c.RateLimit.OnStoreError)
+	}
+	if err := c.AuthFailures.validate(); err != nil {
+		bad("auth_failures: %v", err)
+	}
+	if c.Log.Format != "json" && c.Log.Format != "text" {
+		bad("log.format %q: want json or text", c.Log.Format)
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
+		bad("log.level %q: want debug, info, warn or error", c.Log.Level)
+	}
+	if len(c.Products) == 0 {
+		bad("products: none configured")
+	}
+	names, hosts := map[string]bool{}, map[string]string{}
+	for i, p := range c.Products {
+		where := fmt.Sprintf("products[%d] (%s)", i, p.Name)
+		switch {
+		case p.Name == "":
+			bad("products[%d]: name: empty", i)
+		case names[p.Name]:
+			bad("%s: name: duplicate", where)
+		}
+		names[p.Name] = true
+		if len(p.Hosts) == 0 {
+			bad("%s: hosts: none", where)
+		}
+		for _, h := range p.Hosts {
+			h = strings.ToLower(h)
+			if other, dup := hosts[h]; dup {
+				bad("%s: host %q is also a host of %s", where, h, other)
+			}
+			hosts[h] = p.Name
+		}
+		if p.Media.Kind != "gif" && p.Media.Kind != "video" {
+			bad("%s: media.kind %q: want gif or video", where, p.Media.Kind)
+		}
+		if !strings.Contains(p.Media.ImageURL, "{mediaKey}") {
+			bad("%s: media.image_url %q: must contain {mediaKey}", where, p.Media.ImageURL)
+		}
+		if len(p.Plans) == 0 {
+			bad("%s: plans: none", where)
+		}
+		for name, plan := range p.Plans {
+			if err := plan.validate(); err != nil {
+				bad("%s: plans.%s: %v", where, name, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (p Plan) validate() error {
+	var errs []error
+	if len(p.Operations) == 0 {
+		errs = append(errs, errors.New("operations: none (use [\"*\"] for every operation)"))
+	}
+	for _, op := range p.Operations {
+		if op != AllOperations && !slices.Contains(Operations, op) {
+			errs = append(errs, fmt.Errorf("operations: unknown operation %q (known: %s)", op, strings.Join(Operations, ", ")))
+		}
+	}
+	if p.Rate != nil {
+		if err := p.Rate.validate(); err != nil {
+			errs = append(errs, fmt.Errorf("rate: %w", err))
+		}
+	}
+	if p.Quota != nil {
+		if p.Quota.Requests < 1 {
+			errs = append(errs, errors.New("quota.requests: want at least 1"))
+		}
+		if p.Quota.Per != "day" && p.Quota.Per != "month" {
+			errs = append(errs, fmt.Errorf("quota.per %q: want day or month", p.Quota.Per))
+		}
+	}
+	if p.RecordCap < 0 {
+		errs = append(errs, errors.New("record_cap: must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+func (r Rate) validate() error {
+	switch {
+	case r.Requests < 1:
+		return errors.New("requests: want at least 1")
+	case r.Per <= 0:
+		return errors.New("per: want a positive duration such as 1s")
+	case r.Burst < 0:
+		return errors.New("burst: must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/limit"
+)
+
+// envelope is the documented error body.
+type envelope struct {
+	Error envelopeError `json:"error"`
+}
+
+type envelopeError struct {
+	Code      string `json:"code"`
+	Docs      string `json:"docs"`
+	Message   string `json:"message"`
+	RequestID string `json:"requestId"`
+}
+
+// fail answers with the error envelope and stops the chain. It is the one
+// writer of error responses: 404, 405, panics and timeouts all come here.
+func (a *api) fail(c *gin.Context, err error) {
+	e := apierror.From(err)
+	if e.Err != nil {
+		level := slog.LevelWarn
+		if e.Status >= 500 {
+			level = slog.LevelError
+		}
+		a.Log.LogAttrs(c, level, "request failed", slog.String("request_id", requestIDOf(c)),
+			slog.Int("status", e.Status), slog.String("error", e.Err.Error()))
+	}
+	if e.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(max(1, limit.Seconds(e.RetryAfter))))
+	}
+	body, jerr := json.Marshal(envelope{Error: envelopeError{
+		Code:      e.Code,
+		Docs:      a.DocsURL + "/errors/code/" + e.Code,
+		Message:   e.Message,
+		RequestID: requestIDOf(c),
+	}})
+	if jerr != nil { // cannot happen with these types; keep the envelope anyway
+		body = []byte(`{"error":{"code":"INTERNAL_SERVER_ERROR","docs":"","message":"internal error","requestId":""}}`)
+	}
+	c.Header("Cache-Control", "no-store")
+	writeJSON(c, e.Status, append(body, '\n'))
+	c.Abort()
+}
+
+func (a *api) noRoute(c *gin.Context) {
+	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s; the endpoints are listed at %s.", c.Request.URL.Path, a.DocsURL))
+}
+
+func (a *api) noMethod(c *gin.Context) {
+	c.Header("Allow", "GET, HEAD")
+	a.fail(c, apierror.New(http.StatusMethodNotAllowed, "%s is not supported on %s; use GET or HEAD.", c.Request.Method, c.Request.URL.Path))
+}
+
+// recover turns a panic into a 500 envelope; the stack goes to the log.
+func (a *api) recover(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			a.Log.Error("panic", "request_id", requestIDOf(c), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			if !c.Writer.Written() {
+				a.fail(c, apierror.Internal(fmt.Errorf("panic: %v", r)))
+			}
+			c.Abort()
+		}
+	}()
+	c.Next()
+}
+
+// writeJSON writes a JSON body with its length; HEAD gets the headers only.
+func writeJSON(c *gin.Context, status int, body []byte) {
+	c.Header("Content-Type", "application/json; charset=utf-8")
+	c.Header("Content-Length", strconv.Itoa(len(body)))
+	c.Status(status)
+	if c.Request.Method != http.MethodHead {
+		_, _ = c.Writer.Write(body)
+	} else {
+		c.Writer.WriteHeaderNow()
+	}
+}
+
+// encode marshals v without escaping HTML characters, with a newline.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return buf.Bytes(), err
+}

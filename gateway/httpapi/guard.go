@@ -1,0 +1,152 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/plan"
+)
+
+// Request headers of the marketplace.
+const (
+	headerKey  = "X-Gateway-Key"
+	headerHost = "X-Gateway-Host"
+)
+
+// guard applies SPEC.md's order of checks before an operation: product
+// (404), key (401, and 429 for addresses that fail too often), plan access
+// (403), rate limit and quota (429). The route itself (404/405) was checked
+// by the router.
+func (a *api) guard(op plan.Operation) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		host := c.GetHeader(headerHost)
+		if host == "" {
+			host = c.Request.Host
+		}
+		product, ok := a.Products.ByHost(host)
+		if !ok {
+			a.fail(c, apierror.New(http.StatusNotFound, "No product is served at host %q; check the %s header.", host, headerHost))
+			return
+		}
+		c.Set(keyProduct, product.Name)
+
+		client := c.ClientIP()
+		if wait, blocked := a.Failures.Blocked(client); blocked {
+			e := apierror.New(http.StatusTooManyRequests, "Too many failed authentications from your address; retry later.")
+			e.RetryAfter = wait
+			a.fail(c, e)
+			return
+		}
+		presented := c.GetHeader(headerKey)
+		var msg string
+		key, found := a.Keys().Lookup(presented)
+		switch {
+		case presented == "":
+			msg = "Missing API key: send it in the " + headerKey + " header."
+		case !found:
+			msg = "Invalid API key."
+		case key.Disabled:
+			msg = "This API key is disabled."
+		}
+		if msg != "" {
+			a.Failures.Fail(client)
+			a.fail(c, apierror.New(http.StatusUnauthorized, "%s", msg))
+			return
+		}
+		c.Set(keyKeyID, key.ID)
+
+		planName, subscribed := key.Products[product.Name]
+		if !subscribed {
+			a.fail(c, apierror.New(http.StatusForbidden, "Your API key has no subscription to the product %s.", product.Name))
+			return
+		}
+		p, ok := product.Plan(planName)
+		if !ok {
+			a.fail(c, &apierror.Error{Status: http.StatusForbidden, Code: apierror.CodeForbidden,
+				Message: fmt.Sprintf("Your plan %s is not offered by the product %s.", planName, product.Name),
+				Err:     fmt.Errorf("key %s names plan %q, which product %s does not configure", key.ID, planName, product.Name)})
+			return
+		}
+		c.Set(keyPlan, p.Name)
+		if !p.Allows(op) {
+			a.fail(c, apierror.New(http.StatusForbidden, "Your %s plan does not include the %s operation.", p.Name, op))
+			return
+		}
+		c.Set(keyPlanValue, p)
+
+		if p.Limited() {
+			d, err := a.Limits.Take(c, product.Name+"/"+key.ID, p.Rate, p.Quota)
+			if err != nil {
+				a.fail(c, apierror.Unavailable(time.Second, err, "Rate limits cannot be checked right now; retry in a second."))
+				return
+			}
+			a.limitHeaders(c.Writer.Header(), p, d)
+			if !d.Allowed {
+				e := apierror.New(http.StatusTooManyRequests, "%s", refusal(p, d))
+				e.RetryAfter = d.RetryAfter
+				a.fail(c, e)
+				return
+			}
+		}
+		c.Next()
+	}
+}
+
+// keyPlanValue holds the *plan.Plan of the request.
+const keyPlanValue = "exercisedb.plan_value"
+
+func planOf(c *gin.Context) *plan.Plan {
+	p, _ := c.Get(keyPlanValue)
+	return p.(*plan.Plan)
+}
+
+// refusal explains a 429 in terms of the plan.
+func refusal(p *plan.Plan, d limit.Decision) string {
+	if d.Quota != nil && d.Quota.RetryAfter > 0 {
+		return fmt.Sprintf("Your %s plan's quota of %d requests per %s is used up; it renews in %d seconds.",
+			p.Name, p.Quota.Requests, p.Quota.Period, limit.Seconds(d.Quota.Reset))
+	}
+	return fmt.Sprintf("Your %s plan allows %d requests per %s; retry in %d seconds.",
+		p.Name, p.Rate.Requests, p.Rate.Per, max(1, limit.Seconds(d.RetryAfter)))
+}
+
+// limitHeaders sets the rate limit headers SPEC.md names: the
+// marketplace's X-RateLimit-* and the IETF draft's RateLimit-Policy and
+// RateLimit (draft-ietf-httpapi-ratelimit-headers, structured fields).
+func (a *api) limitHeaders(h http.Header, p *plan.Plan, d limit.Decision) {
+	var policies, states []string
+	if r := d.Rate; r != nil {
+		h.Set("X-RateLimit-Limit", strconv.Itoa(r.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(r.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.Itoa(limit.Seconds(r.Reset)))
+		policies = append(policies, fmt.Sprintf(`"rate";q=%d;w=%d`, r.Limit, max(1, limit.Seconds(p.Rate.Per))))
+		states = append(states, fmt.Sprintf(`"rate";r=%d;t=%d`, r.Remaining, limit.Seconds(r.Reset)))
+	}
+	if q := d.Quota; q != nil {
+		h.Set("X-RateLimit-Requests-Limit", strconv.Itoa(q.Limit))
+		h.Set("X-RateLimit-Requests-Remaining", strconv.Itoa(q.Remaining))
+		h.Set("X-RateLimit-Requests-Reset", strconv.Itoa(limit.Seconds(q.Reset)))
+		policies = append(policies, fmt.Sprintf(`"quota";q=%d;w=%d`, q.Limit, a.quotaWindow(p.Quota.Period)))
+		states = append(states, fmt.Sprintf(`"quota";r=%d;t=%d`, q.Remaining, limit.Seconds(q.Reset)))
+	}
+	h.Set("RateLimit-Policy", strings.Join(policies, ", "))
+	h.Set("RateLimit", strings.Join(states, ", "))
+}
+
+// quotaWindow is the length in seconds of the current quota window: a UTC
+// day, or the current UTC month.
+func (a *api) quotaWindow(period limit.Period) int {
+	if period == limit.Day {
+		return 24 * 60 * 60
+	}
+	now := a.Now().UTC()
+	days := time.Date(now.Year(), now.Month()+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	return days * 24 * 60 * 60
+}

@@ -1,0 +1,235 @@
+package httpapi
+
+import (
+	"context"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/catalogclient"
+	"github.com/exercisedb/exercisedb/gateway/plan"
+)
+
+// The JSON shapes of the public interface.
+type (
+	listBody struct {
+		Success bool           `json:"success"`
+		Meta    meta           `json:"meta"`
+		Data    []exerciseJSON `json:"data"`
+	}
+	meta struct {
+		Total           int     `json:"total"`
+		HasNextPage     bool    `json:"hasNextPage"`
+		HasPreviousPage bool    `json:"hasPreviousPage"`
+		NextCursor      *string `json:"nextCursor"`
+		PreviousCursor  *string `json:"previousCursor"`
+	}
+	exerciseJSON struct {
+		ExerciseID       string   `json:"exerciseId"`
+		Name             string   `json:"name"`
+		Equipments       []string `json:"equipments"`
+		BodyParts        []string `json:"bodyParts"`
+		ExerciseTypes    []string `json:"exerciseTypes"`
+		Difficulty       string   `json:"difficulty"`
+		TargetMuscles    []string `json:"targetMuscles"`
+		SecondaryMuscles []string `json:"secondaryMuscles"`
+		ImageURL         string   `json:"imageUrl,omitempty"`
+	}
+	exerciseBody struct {
+		Success bool         `json:"success"`
+		Data    exerciseJSON `json:"data"`
+	}
+	namesBody struct {
+		Success bool       `json:"success"`
+		Data    []nameJSON `json:"data"`
+	}
+	nameJSON struct {
+		Name string `json:"name"`
+	}
+	typesBody struct {
+		Success bool       `json:"success"`
+		Data    []typeJSON `json:"data"`
+	}
+	typeJSON struct {
+		Name     string `json:"name"`
+		ImageURL string `json:"imageUrl"`
+	}
+)
+
+func (a *api) product(c *gin.Context) *plan.Product {
+	p, _ := a.Products.ByName(c.GetString(keyProduct))
+	return p
+}
+
+func (a *api) listExercises(params listParams) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		req, err := parseList(c.Request.URL.RawQuery, params)
+		if err != nil {
+			a.fail(c, err)
+			return
+		}
+		req.RecordCap = planOf(c).RecordCap
+		page, err := a.Catalog.List(c, requestIDOf(c), req)
+		if err != nil {
+			a.fail(c, err)
+			return
+		}
+		product := a.product(c)
+		body := listBody{Success: true, Data: make([]exerciseJSON, len(page.Exercises)), Meta: meta{
+			Total:           page.Total,
+			HasNextPage:     page.HasNextPage,
+			HasPreviousPage: page.HasPreviousPage,
+			NextCursor:      cursor(page.NextCursor),
+			PreviousCursor:  cursor(page.PreviousCursor),
+		}}
+		for i := range page.Exercises {
+			body.Data[i] = render(product, &page.Exercises[i])
+		}
+		a.respond(c, page.Version, body)
+	}
+}
+
+func (a *api) exercise(c *gin.Context) {
+	if err := noQuery(c.Request.URL.RawQuery); err != nil {
+		a.fail(c, err)
+		return
+	}
+	x, version, err := a.Catalog.Exercise(c, requestIDOf(c), c.Param("id"))
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	a.respond(c, version, exerciseBody{Success: true, Data: render(a.product(c), &x)})
+}
+
+func (a *api) exerciseTypes(c *gin.Context) {
+	if err := noQuery(c.Request.URL.RawQuery); err != nil {
+		a.fail(c, err)
+		return
+	}
+	types, version, err := a.Catalog.ExerciseTypes(c, requestIDOf(c))
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	product := a.product(c)
+	body := typesBody{Success: true, Data: make([]typeJSON, len(types))}
+	for i, t := range types {
+		body.Data[i] = typeJSON{Name: t.Name, ImageURL: product.ImageURL(t.MediaKey)}
+	}
+	a.respond(c, version, body)
+}
+
+// names serves a reference list of names.
+func (a *api) names(list func(context.Context, string) ([]string, string, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := noQuery(c.Request.URL.RawQuery); err != nil {
+			a.fail(c, err)
+			return
+		}
+		names, version, err := list(c, requestIDOf(c))
+		if err != nil {
+			a.fail(c, err)
+			return
+		}
+		body := namesBody{Success: true, Data: make([]nameJSON, len(names))}
+		for i, n := range names {
+			body.Data[i] = nameJSON{Name: n}
+		}
+		a.respond(c, version, body)
+	}
+}
+
+// liveness answers while the process is up; it does not call the catalog.
+func (a *api) liveness(c *gin.Context) {
+	if err := noQuery(c.Request.URL.RawQuery); err != nil {
+		a.fail(c, err)
+		return
+	}
+	c.Header("Cache-Control", "no-store")
+	writeJSON(c, http.StatusOK, []byte(`{"status":"ok"}`+"\n"))
+}
+
+func render(p *plan.Product, x *catalogclient.Exercise) exerciseJSON {
+	out := exerciseJSON{
+		ExerciseID:       x.ID,
+		Name:             x.Name,
+		Equipments:       nonNil(x.Equipments),
+		BodyParts:        nonNil(x.BodyParts),
+		ExerciseTypes:    nonNil(x.ExerciseTypes),
+		Difficulty:       x.Difficulty,
+		TargetMuscles:    nonNil(x.TargetMuscles),
+		SecondaryMuscles: nonNil(x.SecondaryMuscles),
+	}
+	if x.MediaKey != "" {
+		out.ImageURL = p.ImageURL(x.MediaKey)
+	}
+	return out
+}
+
+// nonNil makes an absent list render as [] rather than null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func cursor(id string) *string {
+	if id == "" {
+		return nil
+	}
+	return &id
+}
+
+// respond writes a success body with a strong ETag derived from the
+// catalogue version and the body, honouring If-Match (412) and
+// If-None-Match (304).
+func (a *api) respond(c *gin.Context, version string, v any) {
+	body, err := encode(v)
+	if err != nil {
+		a.fail(c, apierror.Internal(err))
+		return
+	}
+	h := fnv.New64a()
+	h.Write(body)
+	etag := `"` + version + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
+	c.Header("ETag", etag)
+	c.Header("Cache-Control", "private, no-cache")
+	if im := c.GetHeader("If-Match"); im != "" && !matches(im, etag, false) {
+		a.fail(c, apierror.New(http.StatusPreconditionFailed, "If-Match: no given entity tag matches the current one, %s.", etag))
+		return
+	}
+	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, etag, true) {
+		c.Status(http.StatusNotModified)
+		c.Writer.WriteHeaderNow()
+		return
+	}
+	writeJSON(c, http.StatusOK, body)
+}
+
+// matches reports whether the list of entity tags in header matches etag:
+// "*" matches any; weak comparison ignores W/ prefixes, strong comparison
+// never matches a weak tag (RFC 9110, section 8.8.3.2).
+func matches(header, etag string, weak bool) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" {
+			return true
+		}
+		if strings.HasPrefix(tag, "W/") {
+			if !weak {
+				continue
+			}
+			tag = tag[2:]
+		}
+		if tag == etag {
+			return true
+		}
+	}
+	return false
+}

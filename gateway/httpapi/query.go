@@ -1,0 +1,172 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/catalogclient"
+)
+
+// Public page sizes.
+const (
+	defaultLimit = 10
+	maxLimit     = 25
+	// maxValues bounds the values of one filter parameter.
+	maxValues = 100
+	// maxShown bounds how much of a value an error message repeats.
+	maxShown = 64
+)
+
+// filterParams are the filter parameters of the general listing, each with
+// the field of catalogclient.Filter it fills.
+var filterParams = map[string]func(*catalogclient.Filter) *[]string{
+	"bodyParts":        func(f *catalogclient.Filter) *[]string { return &f.BodyParts },
+	"equipments":       func(f *catalogclient.Filter) *[]string { return &f.Equipments },
+	"difficulty":       func(f *catalogclient.Filter) *[]string { return &f.Difficulties },
+	"exerciseTypes":    func(f *catalogclient.Filter) *[]string { return &f.ExerciseTypes },
+	"targetMuscles":    func(f *catalogclient.Filter) *[]string { return &f.TargetMuscles },
+	"secondaryMuscles": func(f *catalogclient.Filter) *[]string { return &f.SecondaryMuscles },
+}
+
+// listParams says which parameters a listing takes, in the order error
+// messages list them.
+type listParams struct {
+	filters []string
+	name    bool // takes the name search
+}
+
+var (
+	bodyPartsParams = listParams{filters: []string{"bodyParts"}}
+	exercisesParams = listParams{
+		filters: []string{"bodyParts", "equipments", "difficulty", "exerciseTypes", "targetMuscles", "secondaryMuscles"},
+		name:    true,
+	}
+	noParams = listParams{}
+)
+
+func (p listParams) names(paging bool) []string {
+	out := slices.Clone(p.filters)
+	if p.name {
+		out = append(out, "name")
+	}
+	if paging {
+		out = append(out, "limit", "after", "before")
+	}
+	return out
+}
+
+// badRequest is a 400 with a message.
+func badRequest(format string, args ...any) error {
+	return apierror.New(http.StatusBadRequest, format, args...)
+}
+
+// show quotes a value for an error message, shortened if long.
+func show(v string) string {
+	if len(v) > maxShown {
+		v = v[:maxShown] + "..."
+	}
+	return strconv.Quote(v)
+}
+
+// parseQuery decodes the query string and refuses parameters the endpoint
+// does not take, so that a typo never returns unfiltered data.
+func parseQuery(raw string, allowed []string) (url.Values, error) {
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, badRequest("The query string is malformed: a %%-escape is invalid or a ';' is used as a separator.")
+	}
+	var unknown []string
+	for k := range values {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, show(k))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		takes := "no query parameters"
+		if len(allowed) > 0 {
+			takes = "only " + strings.Join(allowed, ", ")
+		}
+		return nil, badRequest("Unknown query parameter %s: this endpoint takes %s.", strings.Join(unknown, ", "), takes)
+	}
+	return values, nil
+}
+
+// single returns the one value of a parameter that must not repeat.
+func single(values url.Values, name string) (string, bool, error) {
+	vs, ok := values[name]
+	if !ok {
+		return "", false, nil
+	}
+	if len(vs) > 1 {
+		return "", false, badRequest("%s is given %d times; send it once.", name, len(vs))
+	}
+	return vs[0], true, nil
+}
+
+// parseList reads a listing's query: filters, limit and cursor.
+func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
+	values, err := parseQuery(raw, p.names(true))
+	if err != nil {
+		return catalogclient.ListRequest{}, err
+	}
+	req := catalogclient.ListRequest{Limit: defaultLimit}
+	for _, name := range p.filters {
+		var items []string
+		for _, v := range values[name] { // repeats add alternatives, like commas
+			items = append(items, strings.Split(v, ",")...)
+		}
+		if len(items) > maxValues {
+			return req, badRequest("%s has %d values; at most %d are allowed.", name, len(items), maxValues)
+		}
+		*filterParams[name](&req.Filter) = items
+	}
+	if p.name {
+		if req.Filter.Name, _, err = single(values, "name"); err != nil {
+			return req, err
+		}
+	}
+	if v, ok, err := single(values, "limit"); err != nil {
+		return req, err
+	} else if ok {
+		if req.Limit, err = parseLimit(v); err != nil {
+			return req, err
+		}
+	}
+	for _, cur := range []struct {
+		name string
+		dst  *string
+	}{{"after", &req.After}, {"before", &req.Before}} {
+		v, ok, err := single(values, cur.name)
+		if err != nil {
+			return req, err
+		}
+		if ok && v == "" {
+			return req, badRequest("%s is empty: send an exerciseId from meta.nextCursor or meta.previousCursor, or omit it for the first page.", cur.name)
+		}
+		*cur.dst = v
+	}
+	if req.After != "" && req.Before != "" {
+		return req, badRequest("Send either after or before, not both: after pages forward, before pages backward.")
+	}
+	return req, nil
+}
+
+// parseLimit accepts decimal digits from 1 to 25.
+func parseLimit(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || strings.TrimLeft(v, "0123456789") != "" || n < 1 || n > maxLimit {
+		return 0, badRequest("limit must be a whole number from 1 to %d; got %s.", maxLimit, show(v))
+	}
+	return n, nil
+}
+
+// noQuery refuses every query parameter.
+func noQuery(raw string) error {
+	_, err := parseQuery(raw, noParams.names(false))
+	return err
+}

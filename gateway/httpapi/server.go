@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/exercisedb/exercisedb/gateway/catalogclient"
+	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/plan"
+)
+
+// Deps are what the API needs from the rest of the gateway.
+type Deps struct {
+	Products *plan.Table
+	// Keys returns the keys in force; it is called once per request, so a
+	// reload takes effect on the next request.
+	Keys     func() *keys.Set
+	Limits   limit.Store
+	Failures *limit.Failures
+	Catalog  *catalogclient.Client
+	// DocsURL is the base of the envelope's docs links, without a slash.
+	DocsURL string
+	Log     *slog.Logger
+	// Metrics, if not nil, receives the request metrics.
+	Metrics prometheus.Registerer
+	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
+	TrustedProxies []string
+	// Now is the clock of the quota windows' headers; nil means time.Now.
+	Now func() time.Time
+}
+
+// api holds the dependencies of the handlers.
+type api struct {
+	Deps
+	metrics *metrics
+}
+
+// New returns the public API handler.
+func New(d Deps) (http.Handler, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	a := &api{Deps: d, metrics: newMetrics(d.Metrics)}
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.ContextWithFallback = true
+	if err := e.SetTrustedProxies(d.TrustedProxies); err != nil {
+		return nil, err
+	}
+	e.Use(a.requestID, a.observe, a.recover)
+	e.NoRoute(a.noRoute)
+	e.NoMethod(a.noMethod)
+
+	a.route(e, "/api/v1/exercises/bodyparts", plan.ExercisesByBodyParts, a.listExercises(bodyPartsParams))
+	a.route(e, "/api/v1/exercises", plan.Exercises, a.listExercises(exercisesParams))
+	a.route(e, "/api/v1/exercises/:id", plan.Exercise, a.exercise)
+	a.route(e, "/api/v1/exercisetypes", plan.ExerciseTypes, a.exerciseTypes)
+	a.route(e, "/api/v1/bodyparts", plan.BodyParts, a.names(d.Catalog.BodyParts))
+	a.route(e, "/api/v1/muscles", plan.Muscles, a.names(d.Catalog.Muscles))
+	a.route(e, "/api/v1/equipments", plan.Equipments, a.names(d.Catalog.Equipments))
+	a.route(e, "/api/v1/liveness", plan.Liveness, a.liveness)
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		e.Handle(m, "/docs/errors/code/:code", a.errorDoc)
+		e.Handle(m, "/docs/errors", a.errorIndex)
+	}
+	return e, nil
+}
+
+// route registers an operation for GET and HEAD behind the guard.
+func (a *api) route(e *gin.Engine, path string, op plan.Operation, h gin.HandlerFunc) {
+	chain := []gin.HandlerFunc{a.guard(op), h}
+	e.GET(path, chain...)
+	e.HEAD(path, chain...)
+}

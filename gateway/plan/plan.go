@@ -1,0 +1,137 @@
+// Package plan holds the products the gateway sells and their plans, as
+// data: which operations a plan may call, its rate limit, its quota and its
+// record cap. Nothing else in the gateway branches on a plan's name.
+package plan
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/gateway/limit"
+)
+
+// Operation names an operation of the public API, as plans list them.
+type Operation string
+
+// The operations of the public API.
+const (
+	ExercisesByBodyParts Operation = "exercisesByBodyParts"
+	Exercises            Operation = "exercises"
+	Exercise             Operation = "exercise"
+	ExerciseTypes        Operation = "exerciseTypes"
+	BodyParts            Operation = "bodyParts"
+	Muscles              Operation = "muscles"
+	Equipments           Operation = "equipments"
+	Liveness             Operation = "liveness"
+)
+
+// Plan is what a subscription allows.
+type Plan struct {
+	Name       string
+	all        bool
+	operations map[Operation]bool
+	// Rate and Quota are nil when the plan has none.
+	Rate  *limit.Rate
+	Quota *limit.Quota
+	// RecordCap, when positive, is how many records of a listing the plan
+	// can reach.
+	RecordCap int
+}
+
+// Allows reports whether the plan may call op.
+func (p *Plan) Allows(op Operation) bool { return p.all || p.operations[op] }
+
+// Limited reports whether the plan has a rate limit or a quota.
+func (p *Plan) Limited() bool { return p.Rate != nil || p.Quota != nil }
+
+// Product is a product variant: its hosts, media and plans.
+type Product struct {
+	Name string
+	// MediaKind is "gif" or "video".
+	MediaKind string
+	// imagePrefix and imageSuffix surround the media key in an image URL.
+	imagePrefix, imageSuffix string
+	plans                    map[string]*Plan
+}
+
+// Plan returns the product's plan of the given name.
+func (p *Product) Plan(name string) (*Plan, bool) {
+	pl, ok := p.plans[name]
+	return pl, ok
+}
+
+// ImageURL renders the URL of the image with the given media key.
+func (p *Product) ImageURL(mediaKey string) string {
+	return p.imagePrefix + mediaKey + p.imageSuffix
+}
+
+// Table finds products by host.
+type Table struct {
+	byHost map[string]*Product
+	byName map[string]*Product
+}
+
+// NewTable builds the table from validated configuration.
+func NewTable(products []config.Product) (*Table, error) {
+	t := &Table{byHost: map[string]*Product{}, byName: map[string]*Product{}}
+	for _, cp := range products {
+		prefix, suffix, _ := strings.Cut(cp.Media.ImageURL, "{mediaKey}")
+		p := &Product{Name: cp.Name, MediaKind: cp.Media.Kind, imagePrefix: prefix, imageSuffix: suffix, plans: map[string]*Plan{}}
+		for name, cpl := range cp.Plans {
+			pl, err := newPlan(name, cpl)
+			if err != nil {
+				return nil, fmt.Errorf("product %s: plan %s: %w", cp.Name, name, err)
+			}
+			p.plans[name] = pl
+		}
+		for _, h := range cp.Hosts {
+			t.byHost[normalHost(h)] = p
+		}
+		t.byName[p.Name] = p
+	}
+	return t, nil
+}
+
+func newPlan(name string, c config.Plan) (*Plan, error) {
+	p := &Plan{Name: name, operations: map[Operation]bool{}, RecordCap: c.RecordCap}
+	for _, op := range c.Operations {
+		if op == config.AllOperations {
+			p.all = true
+		}
+		p.operations[Operation(op)] = true
+	}
+	if c.Rate != nil {
+		p.Rate = &limit.Rate{Requests: c.Rate.Requests, Per: c.Rate.Per, Burst: c.Rate.Burst}
+	}
+	if c.Quota != nil {
+		period, err := limit.ParsePeriod(c.Quota.Per)
+		if err != nil {
+			return nil, err
+		}
+		p.Quota = &limit.Quota{Requests: c.Quota.Requests, Period: period}
+	}
+	return p, nil
+}
+
+// ByHost returns the product addressed by host, which may carry a port and
+// any letter case.
+func (t *Table) ByHost(host string) (*Product, bool) {
+	p, ok := t.byHost[normalHost(host)]
+	return p, ok
+}
+
+// ByName returns the product of the given name.
+func (t *Table) ByName(name string) (*Product, bool) {
+	p, ok := t.byName[name]
+	return p, ok
+}
+
+func normalHost(h string) string {
+	h = strings.TrimSpace(h)
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
