@@ -1,0 +1,193 @@
+package keys
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// debounce is how long Watch waits after the last change to the keys file
+// before it reloads, so that one save, which an editor or a ConfigMap update
+// makes in several steps, gives one reload.
+const debounce = 100 * time.Millisecond
+
+// configMapData is the symlink that Kubernetes swaps atomically when a
+// mounted ConfigMap or Secret changes: the file itself is a symlink to
+// ..data/<name> and does not change.
+const configMapData = "..data"
+
+// Store holds the keys file's current Set and replaces it when the file
+// changes. It is safe for concurrent use: requests call Current while Reload
+// or Watch swap the Set.
+type Store struct {
+	// OnReload, when not nil, is called after every reload that Reload or
+	// Watch attempts (not the first load in Open), with the attempt's error:
+	// nil when the new keys are in force, non-nil when the previous ones
+	// stay. It lets the caller count reloads and failures in metrics. Set it
+	// before calling Watch or Reload and do not change it afterwards; calls
+	// come one at a time.
+	OnReload func(err error)
+
+	path string
+	log  *slog.Logger
+	cur  atomic.Pointer[Set]
+
+	mu     sync.Mutex        // serialises reloads
+	digest [sha256.Size]byte // of the file content in force
+
+	watching func() // if not nil, called once Watch sees changes; for tests
+}
+
+// Open loads the keys file at path and returns a Store holding it. A file
+// that cannot be read or parsed is an error: the gateway does not start
+// without its keys. log may be nil.
+func Open(path string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{path: path, log: log}
+	set, digest, err := load(path)
+	if err != nil {
+		return nil, err
+	}
+	s.cur.Store(set)
+	s.digest = digest
+	log.Info("keys file loaded", "path", path, "keys", set.Len())
+	return s, nil
+}
+
+// Current returns the Set in force. Hold it for one request, not longer:
+// a reload replaces it.
+func (s *Store) Current() *Set { return s.cur.Load() }
+
+// Reload reads the keys file again. On success the new Set replaces the
+// current one and the number of keys is logged. On failure the error is
+// logged (never the file's content) and returned, and the previous Set stays
+// in force: a broken, missing or half-written file never revokes every key.
+func (s *Store) Reload() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reloadLocked()
+}
+
+func (s *Store) reloadLocked() error {
+	set, digest, err := load(s.path)
+	if err != nil {
+		s.log.Error("keys file reload failed; the previous keys stay in force",
+			"path", s.path, "keys", s.cur.Load().Len(), "err", err)
+	} else {
+		s.cur.Store(set)
+		s.digest = digest
+		s.log.Info("keys file reloaded", "path", s.path, "keys", set.Len())
+	}
+	if s.OnReload != nil {
+		s.OnReload(err)
+	}
+	return err
+}
+
+// reloadIfChanged reloads when the file's content differs from the content
+// in force, or cannot be read.
+func (s *Store) reloadIfChanged() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := os.ReadFile(s.path)
+	if err == nil && sha256.Sum256(data) == s.digest {
+		return
+	}
+	s.reloadLocked()
+}
+
+func load(path string) (*Set, [sha256.Size]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, [sha256.Size]byte{}, fmt.Errorf("read keys file: %w", err)
+	}
+	set, err := Parse(data)
+	if err != nil {
+		return nil, [sha256.Size]byte{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return set, sha256.Sum256(data), nil
+}
+
+// Watch reloads the keys file on every value received from hup, and when the
+// file changes, until ctx ends; then it returns nil. The caller wires hup
+// with signal.Notify(hup, syscall.SIGHUP); a nil hup is never ready. Call
+// Watch once per Store.
+//
+// Changes are seen through fsnotify on the file's directory, not on the file,
+// so that a file replaced by rename (editors, mv, Append) or a Kubernetes
+// ConfigMap whose ..data symlink is swapped is still followed. Events for
+// other names in the directory are ignored, and a burst of events gives one
+// reload about 100ms after the last. If the file is a symlink whose target
+// lies in another directory (other than the ConfigMap layout), changes to
+// the target are not seen: send SIGHUP.
+//
+// Watch returns an error at once if it cannot watch the directory (for
+// example when inotify instances are exhausted); nothing is watched then,
+// not even hup.
+func (s *Store) Watch(ctx context.Context, hup <-chan os.Signal) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch keys file: %w", err)
+	}
+	defer w.Close()
+	dir, base := filepath.Dir(s.path), filepath.Base(s.path)
+	if err := w.Add(dir); err != nil {
+		return fmt.Errorf("watch keys file directory: %w", err)
+	}
+	// The file may have changed between Open and the start of the watch.
+	s.reloadIfChanged()
+	if s.watching != nil {
+		s.watching()
+	}
+
+	timer := time.NewTimer(debounce)
+	timer.Stop()
+	defer timer.Stop()
+	var fire <-chan time.Time // nil while no reload is pending
+	schedule := func() {
+		timer.Reset(debounce)
+		fire = timer.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case _, ok := <-hup:
+			if !ok {
+				hup = nil
+				continue
+			}
+			s.log.Info("reloading keys file on signal", "path", s.path)
+			s.Reload() // logs its own error
+		case ev, ok := <-w.Events:
+			if !ok {
+				return errors.New("watch keys file: the watcher closed")
+			}
+			if name := filepath.Base(ev.Name); (name == base || name == configMapData) && ev.Op != fsnotify.Chmod {
+				schedule()
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return errors.New("watch keys file: the watcher closed")
+			}
+			s.log.Warn("watching keys file", "path", s.path, "err", err)
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				schedule() // events were lost; one of them may have been ours
+			}
+		case <-fire:
+			fire = nil
+			s.Reload() // logs its own error
+		}
+	}
+}
