@@ -15,7 +15,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
@@ -68,37 +67,30 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log.Info("catalog listening", "grpc", grpcLn.Addr().String(), "admin", adminLn.Addr().String())
 
-	// Servers stop when serving ends; readiness and health fail first, so
-	// that balancers stop sending before the listener closes.
-	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopServing()
-	g := new(errgroup.Group)
-	g.Go(func() error { return serve.GRPC(serving, grpcLn, grpcSrv, cfg.ShutdownTimeout) })
-	g.Go(func() error {
-		return serve.HTTP(serving, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)
-	})
-	drain := func() {
+	// The catalogue loads while the listeners are open, so that health
+	// can say NOT_SERVING meanwhile; a failed load stops the process.
+	load := func(ctx context.Context) error {
+		c, err := loadCatalogue(cfg.Data)
+		if err != nil {
+			return err
+		}
+		svc.Swap(c)
+		grpcapi.SetServing(health, true)
+		log.Info("catalogue loaded", "version", c.Version(), "records", c.Len(), "source", cmpOr(cfg.Data, "embedded"))
+		<-ctx.Done()
+		return nil
+	}
+	err = serve.Phased(ctx, []func(context.Context) error{
+		load,
+		func(ctx context.Context) error { return serve.GRPC(ctx, grpcLn, grpcSrv, cfg.ShutdownTimeout) },
+	}, func(ctx context.Context) error {
+		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)
+	}, func() {
+		log.Info("catalog shutting down")
 		draining.Store(true)
 		health.Shutdown()
-		stopServing()
-	}
-
-	c, err := loadCatalogue(cfg.Data)
+	})
 	if err != nil {
-		drain()
-		return errors.Join(err, g.Wait())
-	}
-	svc.Swap(c)
-	grpcapi.SetServing(health, true)
-	log.Info("catalogue loaded", "version", c.Version(), "records", c.Len(), "source", cmpOr(cfg.Data, "embedded"))
-
-	select {
-	case <-ctx.Done():
-		log.Info("catalog shutting down")
-		drain()
-	case <-serving.Done(): // a server failed
-	}
-	if err := g.Wait(); err != nil {
 		return err
 	}
 	log.Info("catalog stopped")

@@ -181,6 +181,9 @@ func TestBinaryDrainsOnSIGTERM(t *testing.T) {
 	if r, err := watch.Recv(); err != nil || r.Status != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Fatalf("after SIGTERM, watch: %v %v; want NOT_SERVING", r, err)
 	}
+	if code, body := p.get(t, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
+		t.Errorf("GET /readyz while draining = %d %q, want 503 shutting down", code, body)
+	}
 	// The call in flight goes on working while the server drains.
 	if err := inFlight.Send(listServices); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/gateway/config"
@@ -41,6 +40,10 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	// Take SIGHUP over first: its default action would kill the process.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	cfg, err := config.Load(*configPath, getenv)
 	if err != nil {
 		return err
@@ -109,28 +112,18 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	log.Info("gateway listening", "http", publicLn.Addr().String(), "admin", adminLn.Addr().String())
 
-	// Readiness fails first; then the listeners stop and requests in
-	// flight finish within the shutdown timeout.
-	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopServing()
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	g := new(errgroup.Group)
-	g.Go(func() error { return serve.HTTP(serving, publicLn, publicServer(handler), cfg.ShutdownTimeout) })
-	g.Go(func() error {
-		return serve.HTTP(serving, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)
-	})
-	g.Go(func() error { return keyStore.Watch(serving, hup) })
-
-	select {
-	case <-ctx.Done():
+	err = serve.Phased(ctx, []func(context.Context) error{
+		func(ctx context.Context) error {
+			return serve.HTTP(ctx, publicLn, publicServer(handler), cfg.ShutdownTimeout)
+		},
+		func(ctx context.Context) error { return keyStore.Watch(ctx, hup) },
+	}, func(ctx context.Context) error {
+		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)
+	}, func() {
 		log.Info("gateway shutting down")
-	case <-serving.Done():
-	}
-	draining.Store(true)
-	stopServing()
-	if err := g.Wait(); err != nil {
+		draining.Store(true)
+	})
+	if err != nil {
 		return err
 	}
 	log.Info("gateway stopped")

@@ -6,13 +6,17 @@ package catalogclient
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
+	"github.com/exercisedb/exercisedb/gateway/apierror"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 )
 
@@ -154,6 +158,9 @@ func (c *Client) Exercise(ctx context.Context, requestID, id string) (Exercise, 
 	ctx, cancel := c.call(ctx, requestID)
 	defer cancel()
 	r, err := c.rpc.GetExercise(ctx, &catalogv1.GetExerciseRequest{Id: id})
+	if status.Code(err) == codes.NotFound {
+		return Exercise{}, "", apierror.New(http.StatusNotFound, "No exercise has the id %q.", id)
+	}
 	if err != nil {
 		return Exercise{}, "", toAPIError(err)
 	}

@@ -45,7 +45,7 @@ func toAPIError(err error) error {
 	case codes.OutOfRange:
 		return beyondCap(st)
 	case codes.NotFound:
-		return apierror.New(http.StatusNotFound, "No exercise has this id.")
+		return apierror.New(http.StatusNotFound, "The catalog has no such record.")
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.ResourceExhausted, codes.Aborted:
 		return apierror.Unavailable(retryAfter, err, "The exercise catalogue is unavailable right now; retry in a few seconds.")
 	default:

@@ -21,13 +21,15 @@ import (
 
 // Config is the gateway's configuration.
 type Config struct {
-	Listen      string    `yaml:"listen"`
-	AdminListen string    `yaml:"admin_listen"`
-	DocsURL     string    `yaml:"docs_url"`
-	Catalog     Catalog   `yaml:"catalog"`
-	KeysFile    string    `yaml:"keys_file"` // relative to the configuration file
-	RateLimit   RateLimit `yaml:"rate_limit"`
-	Products    []Product `yaml:"products"`
+	Listen      string `yaml:"listen"`
+	AdminListen string `yaml:"admin_listen"`
+	// DocsURL is the base of the error envelope's docs links. Empty means
+	// the gateway's own /docs at the host the request was sent to.
+	DocsURL   string    `yaml:"docs_url"`
+	Catalog   Catalog   `yaml:"catalog"`
+	KeysFile  string    `yaml:"keys_file"` // relative to the configuration file
+	RateLimit RateLimit `yaml:"rate_limit"`
+	Products  []Product `yaml:"products"`
 
 	// Additions to SPEC.md's format.
 
@@ -143,9 +145,6 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 		if v := getenv(o.name); v != "" {
 			*o.field(c) = v
 		}
-	}
-	if c.DocsURL == "" {
-		c.DocsURL = "http://" + c.Listen + "/docs"
 	}
 	c.DocsURL = strings.TrimSuffix(c.DocsURL, "/")
 	if err := c.validate(); err != nil {

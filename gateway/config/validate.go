@@ -24,7 +24,7 @@ func (c *Config) validate() error {
 			bad("%s: empty", name)
 		}
 	}
-	if u, err := url.Parse(c.DocsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if u, err := url.Parse(c.DocsURL); c.DocsURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		bad("docs_url %q: want an absolute http(s) URL", c.DocsURL)
 	}
 	if c.Catalog.Timeout <= 0 {

@@ -46,14 +46,14 @@ func (a *api) errorDoc(c *gin.Context) {
 	code := c.Param("code")
 	text, ok := errorDocs[code]
 	if !ok {
-		a.fail(c, apierror.New(http.StatusNotFound, "There is no error code %s; see %s/errors for the list.", show(code), a.DocsURL))
+		a.fail(c, apierror.New(http.StatusNotFound, "There is no error code %s; see %s/errors for the list.", show(code), a.docsURL(c)))
 		return
 	}
 	status := statusOf(code)
 	writeHTML(c, code, fmt.Sprintf("<p>HTTP status <b>%d %s</b>.</p>\n<p>%s</p>\n<p>Every error has the body "+
 		"<code>{\"error\":{\"code\",\"docs\",\"message\",\"requestId\"}}</code>; the message says what to change.</p>\n"+
 		"<p><a href=\"%s/errors\">All error codes</a></p>\n",
-		status, html.EscapeString(http.StatusText(status)), html.EscapeString(text), html.EscapeString(a.DocsURL)))
+		status, html.EscapeString(http.StatusText(status)), html.EscapeString(text), html.EscapeString(a.docsURL(c))))
 }
 
 // errorIndex lists every code.
@@ -66,7 +66,7 @@ func (a *api) errorIndex(c *gin.Context) {
 	var b strings.Builder
 	b.WriteString("<ul>\n")
 	for _, code := range codes {
-		fmt.Fprintf(&b, "<li><a href=\"%s/errors/code/%s\">%d %s</a></li>\n", html.EscapeString(a.DocsURL), code, statusOf(code), code)
+		fmt.Fprintf(&b, "<li><a href=\"%s/errors/code/%s\">%d %s</a></li>\n", html.EscapeString(a.docsURL(c)), code, statusOf(code), code)
 	}
 	b.WriteString("</ul>\n")
 	writeHTML(c, "Error codes", b.String())

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -44,7 +45,7 @@ func (a *api) fail(c *gin.Context, err error) {
 	}
 	body, jerr := json.Marshal(envelope{Error: envelopeError{
 		Code:      e.Code,
-		Docs:      a.DocsURL + "/errors/code/" + e.Code,
+		Docs:      a.docsURL(c) + "/errors/code/" + e.Code,
 		Message:   e.Message,
 		RequestID: requestIDOf(c),
 	}})
@@ -56,8 +57,22 @@ func (a *api) fail(c *gin.Context, err error) {
 	c.Abort()
 }
 
+// docsURL is the base of the documentation links.
+func (a *api) docsURL(c *gin.Context) string {
+	if a.DocsURL != "" {
+		return a.DocsURL
+	}
+	scheme := "http"
+	if c.Request.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request.Host + "/docs"
+}
+
 func (a *api) noRoute(c *gin.Context) {
-	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s; the endpoints are listed at %s.", c.Request.URL.Path, a.DocsURL))
+	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s. The endpoints are /api/v1/exercises, "+
+		"/api/v1/exercises/bodyparts, /api/v1/exercises/{exerciseId}, /api/v1/exercisetypes, /api/v1/bodyparts, "+
+		"/api/v1/muscles, /api/v1/equipments and /api/v1/liveness.", show(c.Request.URL.Path)))
 }
 
 func (a *api) noMethod(c *gin.Context) {
@@ -101,4 +116,13 @@ func encode(v any) ([]byte, error) {
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	return buf.Bytes(), err
+}
+
+// seconds writes a whole number of seconds for a message.
+func seconds(d time.Duration) string {
+	n := max(1, limit.Seconds(d))
+	if n == 1 {
+		return "1 second"
+	}
+	return strconv.Itoa(n) + " seconds"
 }

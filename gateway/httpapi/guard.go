@@ -39,7 +39,7 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 
 		client := c.ClientIP()
 		if wait, blocked := a.Failures.Blocked(client); blocked {
-			e := apierror.New(http.StatusTooManyRequests, "Too many failed authentications from your address; retry later.")
+			e := apierror.New(http.StatusTooManyRequests, "Too many failed authentications from your address; retry in %s.", seconds(wait))
 			e.RetryAfter = wait
 			a.fail(c, e)
 			return
@@ -110,11 +110,11 @@ func planOf(c *gin.Context) *plan.Plan {
 // refusal explains a 429 in terms of the plan.
 func refusal(p *plan.Plan, d limit.Decision) string {
 	if d.Quota != nil && d.Quota.RetryAfter > 0 {
-		return fmt.Sprintf("Your %s plan's quota of %d requests per %s is used up; it renews in %d seconds.",
-			p.Name, p.Quota.Requests, p.Quota.Period, limit.Seconds(d.Quota.Reset))
+		return fmt.Sprintf("Your %s plan's quota of %d requests per %s is used up; it renews in %s.",
+			p.Name, p.Quota.Requests, p.Quota.Period, seconds(d.Quota.Reset))
 	}
-	return fmt.Sprintf("Your %s plan allows %d requests per %s; retry in %d seconds.",
-		p.Name, p.Rate.Requests, p.Rate.Per, max(1, limit.Seconds(d.RetryAfter)))
+	return fmt.Sprintf("Your %s plan allows %d requests per %s; retry in %s.",
+		p.Name, p.Rate.Requests, p.Rate.Per, seconds(d.RetryAfter))
 }
 
 // limitHeaders sets the rate limit headers SPEC.md names: the

@@ -23,7 +23,8 @@ type Deps struct {
 	Limits   limit.Store
 	Failures *limit.Failures
 	Catalog  *catalogclient.Client
-	// DocsURL is the base of the envelope's docs links, without a slash.
+	// DocsURL is the base of the envelope's docs links, without a slash;
+	// empty means this gateway's /docs at the request's host.
 	DocsURL string
 	Log     *slog.Logger
 	// Metrics, if not nil, receives the request metrics.

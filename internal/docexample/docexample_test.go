@@ -32,6 +32,8 @@ func TestMatch(t *testing.T) {
 		{[]string{"..."}, "anything\nat all", true},
 		{[]string{"x  "}, "x", false},
 		{[]string{"x"}, "x   \n\n", true},
+		{[]string{`{"a":1,...`}, `{"a":1,"b":2}`, true},
+		{[]string{`{"a":1,...`}, `{"a":2}`, false},
 	}
 	for _, tt := range tests {
 		if got := Match(tt.want, tt.got); got != tt.ok {

@@ -1,0 +1,751 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The binaries under test, built once by TestMain.
+var gatewayBin, catalogBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gateway-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gatewayBin, catalogBin = filepath.Join(dir, "gateway"), filepath.Join(dir, "catalog")
+	for bin, pkg := range map[string]string{gatewayBin: ".", catalogBin: "../catalog"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// sha256Hash is the keys file's form of key, computed here independently
+// of the gateway's code.
+func sha256Hash(key string) string {
+	d := sha256.Sum256([]byte(key))
+	return "sha256:" + hex.EncodeToString(d[:])
+}
+
+func TestKeysCreate(t *testing.T) {
+	config := testConfig(t, "127.0.0.1:1", options{})
+	keys := keysPath(config)
+
+	// The first key creates the keys file.
+	r := runGateway(t, "keys", "create", "-config", config, "-name", "first app", "-id", "key_first",
+		"-product", "exercisedb=Pro", "-product", "exercisedb-video=Mega")
+	if r.code != 0 {
+		t.Fatalf("keys create: exit %d: %s", r.code, r.stderr)
+	}
+	key := strings.TrimSuffix(r.stdout, "\n")
+	if !strings.HasPrefix(key, "exdb_") || strings.ContainsAny(key, " \t\n") || len(key) < len("exdb_")+32 {
+		t.Fatalf("stdout = %q, want the key alone: exdb_ and at least 32 characters, one line", r.stdout)
+	}
+	if strings.Contains(r.stderr, key) || strings.Contains(r.stderr, strings.TrimPrefix(key, "exdb_")) {
+		t.Errorf("stderr shows the key: %q", r.stderr)
+	}
+	data, err := os.ReadFile(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(strings.TrimPrefix(key, "exdb_"))) {
+		t.Errorf("keys file holds the key in clear:\n%s", data)
+	}
+	if info, err := os.Stat(keys); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("keys file mode = %v, %v; want 0600", info.Mode().Perm(), err)
+	}
+	want := keyEntry{ID: "key_first", Name: "first app", Hash: sha256Hash(key),
+		Products: map[string]string{"exercisedb": "Pro", "exercisedb-video": "Mega"}}
+	if f := readKeysFile(t, keys); len(f.Keys) != 1 || !sameEntry(f.Keys[0], want) {
+		t.Fatalf("keys file = %+v, want one entry %+v", f.Keys, want)
+	}
+
+	// A second key is appended; the first stays.
+	second := newKey(t, config, "key_second", "exercisedb=Basic")
+	if second == key || !strings.HasPrefix(second, "exdb_") {
+		t.Fatalf("second key = %q (first %q)", second, key)
+	}
+	f := readKeysFile(t, keys)
+	if len(f.Keys) != 2 || !sameEntry(f.Keys[0], want) || f.Keys[1].ID != "key_second" || f.Keys[1].Hash != sha256Hash(second) {
+		t.Fatalf("keys file after the second key = %+v", f.Keys)
+	}
+
+	before, err := os.ReadFile(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"unknown product", []string{"-product", "exercisedb-3d=Pro"}, `"exercisedb-3d"`},
+		{"unknown plan", []string{"-product", "exercisedb=Gold"}, `"Gold"`},
+		{"malformed product", []string{"-product", "exercisedb"}, `"exercisedb"`},
+		{"missing product", nil, "-product"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runGateway(t, append([]string{"keys", "create", "-config", config, "-name", "refused"}, tt.args...)...)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("stderr = %q, want it to name %s", r.stderr, tt.want)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout = %q, want nothing", r.stdout)
+			}
+			if after, _ := os.ReadFile(keys); !bytes.Equal(after, before) {
+				t.Errorf("the keys file changed:\n%s", after)
+			}
+		})
+	}
+}
+
+func sameEntry(a, b keyEntry) bool {
+	return a.ID == b.ID && a.Name == b.Name && a.Hash == b.Hash && a.Disabled == b.Disabled && maps.Equal(a.Products, b.Products)
+}
+
+// listPage is the documented list envelope.
+type listPage struct {
+	Success bool `json:"success"`
+	Meta    struct {
+		Total           int     `json:"total"`
+		HasNextPage     bool    `json:"hasNextPage"`
+		HasPreviousPage bool    `json:"hasPreviousPage"`
+		NextCursor      *string `json:"nextCursor"`
+		PreviousCursor  *string `json:"previousCursor"`
+	} `json:"meta"`
+	Data []struct {
+		ExerciseID string   `json:"exerciseId"`
+		Name       string   `json:"name"`
+		BodyParts  []string `json:"bodyParts"`
+		ImageURL   *string  `json:"imageUrl"`
+	} `json:"data"`
+}
+
+// decodeList checks that r is a 200 list envelope with every documented key
+// and decodes it.
+func decodeList(t *testing.T, r response) listPage {
+	t.Helper()
+	if r.status != http.StatusOK {
+		t.Fatalf("got %s, want 200", r)
+	}
+	var shape struct {
+		Success *bool                      `json:"success"`
+		Meta    map[string]json.RawMessage `json:"meta"`
+		Data    []json.RawMessage          `json:"data"`
+	}
+	if err := json.Unmarshal(r.body, &shape); err != nil || shape.Success == nil || shape.Data == nil {
+		t.Fatalf("body is not the list envelope (%v): %s", err, r.body)
+	}
+	for _, k := range []string{"total", "hasNextPage", "hasPreviousPage", "nextCursor", "previousCursor"} {
+		if _, ok := shape.Meta[k]; !ok {
+			t.Errorf("meta lacks %q: %s", k, r.body)
+		}
+	}
+	var p listPage
+	if err := json.Unmarshal(r.body, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// errorBody is the documented error envelope.
+type errorBody struct {
+	Error struct {
+		Code      string `json:"code"`
+		Docs      string `json:"docs"`
+		Message   string `json:"message"`
+		RequestID string `json:"requestId"`
+	} `json:"error"`
+}
+
+// checkError checks that r is an error envelope of the given status and
+// code, whose request id is the X-Request-Id header.
+func checkError(t *testing.T, r response, status int, code string) {
+	t.Helper()
+	var e errorBody
+	if err := json.Unmarshal(r.body, &e); err != nil || r.status != status || e.Error.Code != code {
+		t.Fatalf("got %s, want %d with an error envelope of code %s", r, status, code)
+	}
+	if e.Error.Message == "" || !strings.HasSuffix(e.Error.Docs, "/errors/code/"+code) {
+		t.Errorf("error envelope lacks a message or a docs link: %s", r.body)
+	}
+	if id := r.header.Get("X-Request-Id"); e.Error.RequestID != id || !requestID.MatchString(id) {
+		t.Errorf("requestId %q, X-Request-Id %q: want the same req_ id", e.Error.RequestID, id)
+	}
+}
+
+var requestID = regexp.MustCompile(`^req_[0-9a-z]{8,}$`)
+
+func TestEndToEnd(t *testing.T) {
+	cat := startCatalog(t)
+	config := testConfig(t, cat.grpc, options{})
+	pro := newKey(t, config, "key_pro", "exercisedb=Pro", "exercisedb-video=Pro")
+	mega := newKey(t, config, "key_mega", "exercisedb=Mega")
+	g := startGateway(t, config)
+	c := newClient(t)
+
+	eventually(t, "/readyz 200", func() (bool, string) {
+		code, body := adminGet(c, g, "/readyz")
+		return code == http.StatusOK, body
+	})
+	if code, body := adminGet(c, g, "/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz = %d %s", code, body)
+	}
+
+	const path = "/api/v1/exercises?bodyParts=chest&limit=2"
+	r := api(t, c, g, path, pro, gifHost)
+	first := decodeList(t, r)
+	if !requestID.MatchString(r.header.Get("X-Request-Id")) {
+		t.Errorf("X-Request-Id = %q, want req_<id>", r.header.Get("X-Request-Id"))
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	if !first.Success || len(first.Data) != 2 || first.Meta.Total <= 2 || !first.Meta.HasNextPage || first.Meta.HasPreviousPage ||
+		first.Meta.NextCursor == nil || *first.Meta.NextCursor != first.Data[1].ExerciseID || first.Meta.PreviousCursor != nil {
+		t.Fatalf("first page of chest: %s", r.body)
+	}
+	for _, x := range first.Data {
+		if !slices.Contains(x.BodyParts, "chest") {
+			t.Errorf("exercise %s has body parts %v, want chest among them", x.ExerciseID, x.BodyParts)
+		}
+	}
+
+	// The Pro plan is limited: rate and quota headers, as integers.
+	for h, want := range map[string]string{
+		"X-RateLimit-Limit": "50", "X-RateLimit-Remaining": "", "X-RateLimit-Reset": "",
+		"X-RateLimit-Requests-Limit": "20000", "X-RateLimit-Requests-Remaining": "", "X-RateLimit-Requests-Reset": "",
+	} {
+		v := r.header.Get(h)
+		if n, err := strconv.Atoi(v); err != nil || n < 0 || (want != "" && v != want) {
+			t.Errorf("%s = %q, want a non-negative integer %s", h, v, want)
+		}
+	}
+	for _, h := range []string{"RateLimit-Policy", "RateLimit"} {
+		if r.header.Get(h) == "" {
+			t.Errorf("%s is missing", h)
+		}
+	}
+	// The Mega plan is not limited: no limit headers.
+	if r := api(t, c, g, path, mega, gifHost); r.status != http.StatusOK || r.header.Get("X-RateLimit-Limit") != "" {
+		t.Errorf("Mega: %d, X-RateLimit-Limit %q; want 200 without limit headers", r.status, r.header.Get("X-RateLimit-Limit"))
+	}
+
+	// Follow the next cursor.
+	cursor := *first.Meta.NextCursor
+	r = api(t, c, g, path+"&after="+cursor, pro, gifHost)
+	second := decodeList(t, r)
+	if len(second.Data) == 0 || !second.Meta.HasPreviousPage || second.Meta.PreviousCursor == nil ||
+		*second.Meta.PreviousCursor != second.Data[0].ExerciseID || second.Meta.Total != first.Meta.Total {
+		t.Fatalf("page after %s: %s", cursor, r.body)
+	}
+	prev := cursor
+	for _, x := range second.Data {
+		if x.ExerciseID <= prev {
+			t.Errorf("page after %s: id %s does not follow %s", cursor, x.ExerciseID, prev)
+		}
+		prev = x.ExerciseID
+	}
+
+	// The video product renders the same exercises from its own template.
+	video := decodeList(t, api(t, c, g, path, pro, videoHost))
+	if len(video.Data) != len(first.Data) {
+		t.Fatalf("video page has %d records, gif page %d", len(video.Data), len(first.Data))
+	}
+	withMedia := 0
+	for i, gx := range first.Data {
+		vx := video.Data[i]
+		if vx.ExerciseID != gx.ExerciseID || (vx.ImageURL == nil) != (gx.ImageURL == nil) {
+			t.Errorf("record %d: gif %s (image %v), video %s (image %v): want the same record and shape", i, gx.ExerciseID, gx.ImageURL != nil, vx.ExerciseID, vx.ImageURL != nil)
+			continue
+		}
+		if gx.ImageURL == nil {
+			continue
+		}
+		withMedia++
+		gifKey, gifOK := strings.CutPrefix(*gx.ImageURL, gifPrefix)
+		videoKey, videoOK := strings.CutPrefix(*vx.ImageURL, videoPrefix)
+		gifKey, gifOK2 := strings.CutSuffix(gifKey, gifSuffix)
+		videoKey, videoOK2 := strings.CutSuffix(videoKey, videoSuffix)
+		if *gx.ImageURL == *vx.ImageURL || !gifOK || !videoOK || !gifOK2 || !videoOK2 || gifKey != videoKey || gifKey == "" {
+			t.Errorf("exercise %s: gif imageUrl %q, video imageUrl %q: want each product's template around the same media key",
+				gx.ExerciseID, *gx.ImageURL, *vx.ImageURL)
+		}
+	}
+	if withMedia == 0 {
+		t.Errorf("no exercise of the page has an imageUrl: %s", r.body)
+	}
+
+	// Keys are never logged in clear.
+	for _, line := range g.log() {
+		if strings.Contains(line, pro) || strings.Contains(line, mega) {
+			t.Fatalf("the gateway logged a key: %s", line)
+		}
+	}
+}
+
+func TestCatalogDownThenBack(t *testing.T) {
+	// The catalog must come back on the same address, so it gets a fixed
+	// port: one that was free a moment ago, another if it was taken since.
+	var cat *catalog
+	var addr string
+	for attempt := 1; cat == nil; attempt++ {
+		addr = freeAddr(t)
+		var err error
+		if cat, err = startCatalogAt(t, addr); err != nil && attempt == 5 {
+			t.Fatalf("catalog: %v", err)
+		}
+	}
+	config := testConfig(t, addr, options{})
+	key := newKey(t, config, "key_mega", "exercisedb=Mega")
+	g := startGateway(t, config)
+	c := newClient(t)
+	const path = "/api/v1/exercises?limit=3"
+
+	eventually(t, "a 200 with the catalog up", func() (bool, string) {
+		code, saw := statusOf(t, c, g, path, key, gifHost)
+		return code == http.StatusOK, saw
+	})
+	if err := cat.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-cat.exited
+
+	var down response
+	eventually(t, "a 503 with the catalog killed", func() (bool, string) {
+		down = api(t, c, g, path, key, gifHost)
+		return down.status == http.StatusServiceUnavailable, down.String()
+	})
+	checkError(t, down, http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE")
+	if n, err := strconv.Atoi(down.header.Get("Retry-After")); err != nil || n < 1 {
+		t.Errorf("Retry-After = %q, want whole seconds", down.header.Get("Retry-After"))
+	}
+	eventually(t, "/readyz 503 with the catalog killed", func() (bool, string) {
+		code, body := adminGet(c, g, "/readyz")
+		return code == http.StatusServiceUnavailable, body
+	})
+	if code, body := adminGet(c, g, "/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz with the catalog down = %d %s, want 200: the gateway itself is alive", code, body)
+	}
+
+	// Restart it on the same port; retry while the port is still taken.
+	eventually(t, "the catalog restarting on "+addr, func() (bool, string) {
+		var err error
+		cat, err = startCatalogAt(t, addr)
+		return err == nil, fmt.Sprint(err)
+	})
+	eventually(t, "a 200 with the catalog back", func() (bool, string) {
+		code, saw := statusOf(t, c, g, path, key, gifHost)
+		return code == http.StatusOK, saw
+	})
+	decodeList(t, api(t, c, g, path, key, gifHost))
+	eventually(t, "/readyz 200 with the catalog back", func() (bool, string) {
+		code, body := adminGet(c, g, "/readyz")
+		return code == http.StatusOK, body
+	})
+}
+
+func TestSIGHUPReloadAndRevoke(t *testing.T) {
+	cat := startCatalog(t)
+	config := testConfig(t, cat.grpc, options{})
+	keys := keysPath(config)
+	revoked := newKey(t, config, "key_revoked", "exercisedb=Mega")
+	kept := newKey(t, config, "key_kept", "exercisedb=Mega")
+	g := startGateway(t, config)
+	c := newClient(t)
+	const path = "/api/v1/liveness"
+	status := func(key string) (int, string) { return statusOf(t, c, g, path, key, gifHost) }
+	wantStatus := func(key string, want int) {
+		t.Helper()
+		if code, saw := status(key); code != want {
+			t.Fatalf("got %s, want %d", saw, want)
+		}
+	}
+	wantStatus(revoked, http.StatusOK)
+	wantStatus(kept, http.StatusOK)
+
+	// Revoke a key: rewrite the file with it disabled, then SIGHUP.
+	f := readKeysFile(t, keys)
+	for i := range f.Keys {
+		if f.Keys[i].ID == "key_revoked" {
+			f.Keys[i].Disabled = true
+		}
+	}
+	data, err := yaml.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signals := len(g.logEntries("reloading keys file on signal"))
+	replaceFile(t, keys, data)
+	g.signal(t, syscall.SIGHUP)
+	eventually(t, "the revoked key refused", func() (bool, string) {
+		code, saw := status(revoked)
+		return code == http.StatusUnauthorized, saw
+	})
+	checkError(t, api(t, c, g, path, revoked, gifHost), http.StatusUnauthorized, "UNAUTHORIZED")
+	wantStatus(kept, http.StatusOK)
+	// The file watch may have reloaded first: check that the signal was
+	// handled too, and did not kill the process.
+	eventually(t, "the SIGHUP reload logged", func() (bool, string) {
+		return len(g.logEntries("reloading keys file on signal")) > signals, "no log line"
+	})
+
+	// A key added by "keys create" works without a signal: the file is
+	// watched.
+	added := newKey(t, config, "key_added", "exercisedb=Mega")
+	eventually(t, "the added key accepted", func() (bool, string) {
+		code, saw := status(added)
+		return code == http.StatusOK, saw
+	})
+
+	// A broken keys file is refused; the previous keys stay in force.
+	const reloadErrors = `exercisedb_gateway_key_reloads_total{result="error"}`
+	before := counter(t, c, g, reloadErrors)
+	replaceFile(t, keys, []byte("keys:\n  - id: key_half_written\n    hash: sha256:12\n"))
+	g.signal(t, syscall.SIGHUP)
+	eventually(t, "the failed reload counted", func() (bool, string) {
+		n := counter(t, c, g, reloadErrors)
+		return n > before, fmt.Sprintf("%s %v", reloadErrors, n)
+	})
+	wantStatus(kept, http.StatusOK)
+	wantStatus(added, http.StatusOK)
+	wantStatus(revoked, http.StatusUnauthorized)
+	if code, body := adminGet(c, g, "/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz after a failed reload = %d %s, want 200", code, body)
+	}
+}
+
+// TestSIGTERMDrainLosesNothing runs clients in a loop over keep-alive
+// connections, sends SIGTERM mid-run, and checks that no request is lost.
+//
+// Each request ends in one of these ways:
+//
+//   - a response: it must be a 200 whose body is complete, valid JSON of
+//     the documented envelope. Any other status, or a body cut short, is a
+//     loss.
+//   - connection refused, after SIGTERM: nothing listens any more, the
+//     request never reached the gateway; a client knows it may retry it
+//     elsewhere. Not a loss. (Go's Transport retries a GET whose keep-alive
+//     connection the server closed while idle, before answering; the retry
+//     dials and is refused: that request was never read either.)
+//   - connection reset or broken pipe, after SIGTERM, on a connection just
+//     dialled (not reused) that got no byte of response: the kernel
+//     completed the handshake and queued the connection, but the listener
+//     closed before the gateway accepted it, and closing a listener resets
+//     its queued connections. The gateway never saw the request: not a loss.
+//   - any other error (a reset of a reused connection, EOF, a timeout), or
+//     any error before SIGTERM: a loss.
+//
+// The client cannot tell everything alone: the Transport's silent retry
+// would also hide a request that the gateway read and then dropped. So the
+// test also counts, in the gateway's access log (one line per request
+// answered), the requests it answered: they must be exactly the responses
+// the clients received, every one a 200.
+func TestSIGTERMDrainLosesNothing(t *testing.T) {
+	cat := startCatalog(t)
+	config := testConfig(t, cat.grpc, options{})
+	key := newKey(t, config, "key_mega", "exercisedb=Mega")
+	g := startGateway(t, config)
+	c := newClient(t)
+	const workers, limit, warmup = 16, 5, 200
+	url := fmt.Sprintf("http://%s/api/v1/exercises?limit=%d", g.http, limit)
+
+	var (
+		signalled                            atomic.Bool
+		ok, responses, refusedN, unacceptedN atomic.Int64
+		mu                                   sync.Mutex
+		losses                               []string
+		wg                                   sync.WaitGroup
+		stop                                 = make(chan struct{})
+	)
+	lose := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		losses = append(losses, fmt.Sprintf(format, args...))
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					lose("a client was still running when the test gave up")
+					return
+				default:
+				}
+				var reused, gotByte atomic.Bool
+				trace := &httptrace.ClientTrace{
+					GotConn:              func(i httptrace.GotConnInfo) { reused.Store(i.Reused); gotByte.Store(false) },
+					GotFirstResponseByte: func() { gotByte.Store(true) },
+				}
+				req, _ := http.NewRequest(http.MethodGet, url, nil)
+				req.Header.Set("X-Gateway-Key", key)
+				req.Header.Set("X-Gateway-Host", gifHost)
+				req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+				resp, err := c.Do(req)
+				after := signalled.Load()
+				if err != nil {
+					switch {
+					case after && refused(err):
+						refusedN.Add(1)
+					case after && !reused.Load() && !gotByte.Load() &&
+						(errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)):
+						unacceptedN.Add(1)
+					default:
+						lose("request failed (SIGTERM sent: %v, reused connection: %v): %v", after, reused.Load(), err)
+					}
+					return // the listener is closed, or the run is lost anyway
+				}
+				responses.Add(1)
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var page listPage
+				switch {
+				case err != nil:
+					lose("status %d, body cut short after %d bytes: %v", resp.StatusCode, len(body), err)
+				case resp.StatusCode != http.StatusOK:
+					lose("status %d: %s", resp.StatusCode, body)
+				case json.Unmarshal(body, &page) != nil || !page.Success || len(page.Data) != limit:
+					lose("200 with an invalid body: %s", body)
+				default:
+					ok.Add(1)
+					continue
+				}
+				return
+			}
+		}()
+	}
+	defer func() {
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
+		wg.Wait()
+	}()
+
+	eventually(t, fmt.Sprintf("%d requests answered before SIGTERM", warmup), func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		return ok.Load() >= warmup || len(losses) > 0, fmt.Sprintf("%d answered", ok.Load())
+	})
+	signalled.Store(true)
+	beforeSignal := ok.Load()
+	g.signal(t, syscall.SIGTERM)
+
+	// Readiness fails during the drain (here, either a 503 or no answer:
+	// TestSIGTERMWaitsForRequestInFlight checks which).
+	admin := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: pollTimeout}
+	eventually(t, "/readyz failing after SIGTERM", func() (bool, string) {
+		code, body := adminGet(admin, g, "/readyz")
+		return code != http.StatusOK, body
+	})
+
+	clientsDone := make(chan struct{})
+	go func() { wg.Wait(); close(clientsDone) }()
+	select {
+	case <-clientsDone:
+	case <-time.After(2 * pollTimeout):
+		close(stop)
+		<-clientsDone
+	}
+	g.waitExit(t)
+
+	for _, l := range losses {
+		t.Error(l)
+	}
+	answered := g.logEntries("request")
+	for _, e := range answered {
+		if e["status"] != float64(http.StatusOK) {
+			t.Errorf("the gateway answered %v: %v", e["status"], e)
+		}
+	}
+	if int64(len(answered)) != responses.Load() {
+		t.Errorf("the gateway answered %d requests, the clients received %d responses", len(answered), responses.Load())
+	}
+	t.Logf("%d requests answered with 200 (%d before SIGTERM); after SIGTERM %d refused, %d reset before being accepted",
+		ok.Load(), beforeSignal, refusedN.Load(), unacceptedN.Load())
+}
+
+// TestSIGTERMWaitsForRequestInFlight holds one request inside the
+// gateway's call to the catalog (a proxy between them holds the call), then
+// sends SIGTERM: new connections are refused, readiness answers 503, the
+// process waits for the request, which completes with a 200 once the call
+// is let through, and then the process exits 0.
+func TestSIGTERMWaitsForRequestInFlight(t *testing.T) {
+	cat := startCatalog(t)
+	gate := newCallGate(t, cat.grpc)
+	config := testConfig(t, gate.addr, options{catalogTimeout: "120s"})
+	key := newKey(t, config, "key_mega", "exercisedb=Mega")
+	g := startGateway(t, config)
+	c := newClient(t)
+	const path = "/api/v1/exercises?bodyParts=chest&limit=25"
+	eventually(t, "a 200 through the proxy", func() (bool, string) {
+		code, saw := statusOf(t, c, g, path, key, gifHost)
+		return code == http.StatusOK, saw
+	})
+
+	held := gate.hold()
+	defer gate.open()
+	type outcome struct {
+		r   response
+		err error
+	}
+	inFlight := make(chan outcome, 1)
+	fresh, req := newClient(t), apiRequest(t, g, path, key, gifHost)
+	go func() {
+		r, err := do(fresh, req)
+		inFlight <- outcome{r, err}
+	}()
+	select {
+	case <-held:
+	case o := <-inFlight:
+		t.Fatalf("the request ended before reaching the catalog: %v %v", o.r, o.err)
+	case <-time.After(pollTimeout):
+		t.Fatal("the request did not reach the catalog")
+	}
+
+	g.signal(t, syscall.SIGTERM)
+	eventually(t, "new connections refused after SIGTERM", func() (bool, string) {
+		conn, err := net.Dial("tcp", g.http)
+		if err == nil {
+			conn.Close()
+		}
+		return refused(err), fmt.Sprint(err)
+	})
+	// The public listener is closed and a request is in flight: the
+	// process is draining. Readiness must say so, with a 503.
+	admin := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: pollTimeout}
+	if code, body := adminGet(admin, g, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
+		t.Errorf("/readyz while draining = %d %q, want 503 saying it is shutting down", code, body)
+	}
+	select {
+	case <-g.exited:
+		t.Fatalf("exited (%v) with a request in flight", g.exitErr)
+	default:
+	}
+
+	gate.open()
+	o := <-inFlight
+	if o.err != nil {
+		t.Fatalf("the request in flight failed: %v", o.err)
+	}
+	if p := decodeList(t, o.r); !p.Success || len(p.Data) == 0 {
+		t.Errorf("the request in flight got %s", o.r)
+	}
+	g.waitExit(t)
+}
+
+func TestStartupErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		edit   func(text string) string         // edits the configuration's text
+		noKeys bool                             // do not create the keys file
+		want   func(path, text string) []string // what stderr must name
+	}{
+		{
+			name: "unknown key",
+			edit: func(text string) string { return text + "shutdown_timout: 5s\n" },
+			want: func(_, text string) []string {
+				return []string{`"shutdown_timout"`, fmt.Sprintf("line %d", lineOf(text, "shutdown_timout:"))}
+			},
+		},
+		{
+			name: "unknown nested key",
+			edit: func(text string) string {
+				return strings.Replace(text, "  timeout: 2s\n", "  timeout: 2s\n  retries: 3\n", 1)
+			},
+			want: func(_, text string) []string {
+				return []string{`"retries"`, fmt.Sprintf("line %d", lineOf(text, "  retries:"))}
+			},
+		},
+		{
+			name:   "missing keys file",
+			edit:   func(text string) string { return text },
+			noKeys: true,
+			want:   func(path, _ string) []string { return []string{keysPath(path)} },
+		},
+		{
+			name: "unknown media kind",
+			edit: func(text string) string { return strings.Replace(text, "kind: video", "kind: hologram", 1) },
+			want: func(_, _ string) []string { return []string{`"hologram"`} },
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			config := testConfig(t, "127.0.0.1:1", options{})
+			data, err := os.ReadFile(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := tt.edit(string(data))
+			if text == string(data) && !tt.noKeys {
+				t.Fatal("the edit changed nothing")
+			}
+			if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if !tt.noKeys {
+				if err := os.WriteFile(keysPath(config), []byte("keys: []\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := runGateway(t, "-config", config)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			for _, want := range tt.want(config, text) {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr does not name %s:\n%s", want, r.stderr)
+				}
+			}
+			if strings.Contains(r.stderr, "gateway listening") {
+				t.Errorf("it listened before failing:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// lineOf returns the number (from 1) of the first line of text that starts
+// with prefix, 0 if none.
+func lineOf(text, prefix string) int {
+	for i, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return i + 1
+		}
+	}
+	return 0
+}

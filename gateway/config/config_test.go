@@ -1,0 +1,153 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// specExample is the configuration SPEC.md shows, verbatim.
+const specExample = `listen: 127.0.0.1:8080
+admin_listen: 127.0.0.1:9091        # /healthz /readyz /metrics
+docs_url: http://127.0.0.1:8080/docs
+catalog:
+  target: 127.0.0.1:9090            # any grpc-go target, e.g. dns:///catalog:9090
+  timeout: 2s
+keys_file: keys.yaml                # relative to this file
+rate_limit:
+  store: memory                     # memory | redis
+  redis_url: redis://127.0.0.1:6379/0
+  redis_prefix: "gw:"               # namespace of every key the gateway writes
+  on_store_error: allow             # allow (local fallback) | deny
+products:
+  - name: exercisedb
+    hosts: [exercisedb.example.com]
+    media:
+      kind: gif                     # gif | video
+      image_url: https://media.example.com/gif/360p/{mediaKey}.gif
+    plans:
+      Basic:
+        operations: [exercisesByBodyParts, exerciseTypes, bodyParts, muscles, liveness]
+        rate: {requests: 5, per: 1s, burst: 5}
+        quota: {requests: 1000, per: month}
+        record_cap: 100
+      Mega:
+        operations: ["*"]           # every operation
+        # no rate, no quota, no record_cap: unlimited
+`
+
+func noEnv(string) string { return "" }
+
+func TestParseSpecExample(t *testing.T) {
+	c, err := Parse([]byte(specExample), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		Listen: "127.0.0.1:8080", AdminListen: "127.0.0.1:9091", DocsURL: "http://127.0.0.1:8080/docs",
+		Catalog:   Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second},
+		KeysFile:  "keys.yaml",
+		RateLimit: RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow"},
+		Products: []Product{{
+			Name: "exercisedb", Hosts: []string{"exercisedb.example.com"},
+			Media: Media{Kind: "gif", ImageURL: "https://media.example.com/gif/360p/{mediaKey}.gif"},
+			Plans: map[string]Plan{
+				"Basic": {
+					Operations: []string{"exercisesByBodyParts", "exerciseTypes", "bodyParts", "muscles", "liveness"},
+					Rate:       &Rate{Requests: 5, Per: time.Second, Burst: 5},
+					Quota:      &Quota{Requests: 1000, Per: "month"},
+					RecordCap:  100,
+				},
+				"Mega": {Operations: []string{"*"}},
+			},
+		}},
+		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
+		ShutdownTimeout: 10 * time.Second,
+		Log:             Log{Format: "json", Level: "info"},
+	}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string // replace old by new in the SPEC example
+		want     string
+	}{
+		{"unknown top-level key", "listen:", "listn:", `line 1: unknown key "listn"`},
+		{"unknown nested key", "  timeout: 2s", "  timeout: 2s\n  retries: 3", `line 7: unknown key "retries"`},
+		{"unknown plan key", "        record_cap: 100", "        record_cap: 100\n        recordcap: 1", `unknown key "recordcap"`},
+		{"bad duration", "timeout: 2s", "timeout: soon", `line 6`},
+		{"bad store", "store: memory", "store: etcd", `rate_limit.store "etcd": want memory or redis`},
+		{"bad failure mode", "on_store_error: allow", "on_store_error: maybe", `on_store_error "maybe"`},
+		{"bad media kind", "kind: gif", "kind: png", `products[0] (exercisedb): media.kind "png"`},
+		{"template without key", "{mediaKey}.gif", "x.gif", `must contain {mediaKey}`},
+		{"unknown operation", "[exercisesByBodyParts,", "[exercisesByBodypart,", `plans.Basic: operations: unknown operation "exercisesByBodypart"`},
+		{"bad quota period", "per: month", "per: week", `quota.per "week": want day or month`},
+		{"zero rate", "requests: 5,", "requests: 0,", `rate: requests: want at least 1`},
+		{"negative cap", "record_cap: 100", "record_cap: -1", `record_cap: must not be negative`},
+		{"no hosts", "hosts: [exercisedb.example.com]", "hosts: []", `hosts: none`},
+		{"bad docs url", "docs_url: http://127.0.0.1:8080/docs", "docs_url: /docs", `docs_url "/docs"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := strings.Replace(specExample, tt.old, tt.new, 1)
+			if in == specExample {
+				t.Fatalf("example does not contain %q", tt.old)
+			}
+			_, err := Parse([]byte(in), noEnv)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnvironmentOverrides(t *testing.T) {
+	env := map[string]string{
+		"GATEWAY_LISTEN": "0.0.0.0:80", "GATEWAY_ADMIN_LISTEN": "0.0.0.0:81", "GATEWAY_CATALOG_TARGET": "dns:///catalog:9090",
+		"GATEWAY_REDIS_URL": "redis://:secret@redis:6379/1", "GATEWAY_KEYS_FILE": "/etc/gw/keys.yaml", "GATEWAY_DOCS_URL": "https://docs.example.com/",
+	}
+	c, err := Parse([]byte(specExample), func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{c.Listen, c.AdminListen, c.Catalog.Target, c.RateLimit.RedisURL, c.KeysFile, c.DocsURL}
+	want := []string{"0.0.0.0:80", "0.0.0.0:81", "dns:///catalog:9090", "redis://:secret@redis:6379/1", "/etc/gw/keys.yaml", "https://docs.example.com"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if r := c.Redacted(); strings.Contains(r.RateLimit.RedisURL, "secret") || c.RateLimit.RedisURL != env["GATEWAY_REDIS_URL"] {
+		t.Errorf("Redacted = %q; original %q", r.RateLimit.RedisURL, c.RateLimit.RedisURL)
+	}
+}
+
+func TestLoadResolvesKeysFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "gateway.yaml")
+	if err := os.WriteFile(path, []byte(specExample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.KeysFile != filepath.Join(dir, "keys.yaml") {
+		t.Errorf("KeysFile = %q, want it next to the configuration", c.KeysFile)
+	}
+	if _, err := Load(filepath.Join(dir, "missing.yaml"), noEnv); err == nil {
+		t.Error("Load of a missing file succeeded")
+	}
+}
+
+func TestEmptyFileNeedsProducts(t *testing.T) {
+	if _, err := Parse(nil, noEnv); err == nil || !strings.Contains(err.Error(), "products: none configured") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,203 @@
+package systemtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+var requestIDPattern = regexp.MustCompile(`^req_[a-z2-7]{16}$`)
+
+// TestAPI checks every endpoint and error path against a golden file
+// holding the status, the headers and the exact JSON.
+func TestAPI(t *testing.T) {
+	chest3 := "/api/v1/exercises/bodyparts?bodyParts=chest&limit=3"
+	tests := []struct {
+		name   string
+		before []request // sent first, responses ignored
+		req    request
+		opts   options
+	}{
+		// Success shapes.
+		{name: "bodyparts-first-page", req: request{path: chest3, keyID: "key_pro"}},
+		{name: "bodyparts-next-page", req: request{path: chest3 + "&after=humnn3ws", keyID: "key_pro"}},
+		{name: "bodyparts-previous-page", req: request{path: chest3 + "&before=uy34skpt", keyID: "key_pro"}},
+		{name: "bodyparts-all", req: request{path: "/api/v1/exercises/bodyparts", keyID: "key_mega"}},
+		{name: "exercises-filters", req: request{path: "/api/v1/exercises?bodyParts=CHEST,%20back&equipments=barbell&difficulty=intermediate,advanced", keyID: "key_pro"}},
+		{name: "exercises-name-search", req: request{path: "/api/v1/exercises?name=Pull%20Up", keyID: "key_pro"}},
+		{name: "exercises-repeated-filter", req: request{path: "/api/v1/exercises?exerciseTypes=yoga&exerciseTypes=plyometrics", keyID: "key_pro"}},
+		{name: "exercises-empty", req: request{path: "/api/v1/exercises?equipments=treadmill", keyID: "key_pro"}},
+		{name: "exercise-gif", req: request{path: "/api/v1/exercises/humnn3ws", keyID: "key_mega"}},
+		{name: "exercise-video", req: request{path: "/api/v1/exercises/humnn3ws", keyID: "key_mega", host: "video.example.test"}},
+		{name: "exercise-without-media", req: request{path: "/api/v1/exercises/" + idOf(t, "plank"), keyID: "key_mega"}},
+		{name: "exercisetypes", req: request{path: "/api/v1/exercisetypes", keyID: "key_pro"}},
+		{name: "bodyparts", req: request{path: "/api/v1/bodyparts", keyID: "key_pro"}},
+		{name: "muscles", req: request{path: "/api/v1/muscles", keyID: "key_basic"}},
+		{name: "equipments", req: request{path: "/api/v1/equipments", keyID: "key_mega"}},
+		{name: "liveness", req: request{path: "/api/v1/liveness", keyID: "key_mega"}},
+		{name: "head", req: request{method: "HEAD", path: "/api/v1/bodyparts", keyID: "key_mega"}},
+		{name: "host-header-resolves-product", req: request{path: "/api/v1/exercisetypes", keyID: "key_video", host: "-", headers: map[string]string{"Host": "VIDEO.example.test:443"}}},
+		{name: "record-cap-total", req: request{path: chest3, keyID: "key_basic"}},
+		// Conditional requests.
+		{name: "if-none-match", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", headers: map[string]string{"If-None-Match": `"x", W/` + etagOf(t, "/api/v1/bodyparts")}}},
+		{name: "if-match-mismatch", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", headers: map[string]string{"If-Match": `"stale"`}}},
+		{name: "if-match-star", req: request{path: "/api/v1/muscles", keyID: "key_mega", headers: map[string]string{"If-Match": `*`}}},
+		{name: "if-match-weak-never-matches", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", headers: map[string]string{"If-Match": "W/" + etagOf(t, "/api/v1/bodyparts")}}},
+		// Errors, in the order of checks.
+		{name: "unknown-path", req: request{path: "/api/v1/exercise", keyID: "key_mega"}},
+		{name: "trailing-slash", req: request{path: "/api/v1/bodyparts/", keyID: "key_mega"}},
+		{name: "method-not-allowed", req: request{method: "POST", path: "/api/v1/bodyparts", keyID: "key_mega"}},
+		{name: "unknown-product", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", host: "nope.example.test"}},
+		{name: "missing-key", req: request{path: "/api/v1/bodyparts"}},
+		{name: "invalid-key", req: request{path: "/api/v1/bodyparts", keyID: "exdb_wrong"}},
+		{name: "disabled-key", req: request{path: "/api/v1/bodyparts", keyID: "key_disabled"}},
+		{name: "auth-failures-limited", before: []request{
+			{path: "/api/v1/bodyparts", keyID: "exdb_guess1"}, {path: "/api/v1/bodyparts", keyID: "exdb_guess2"}, {path: "/api/v1/bodyparts", keyID: "exdb_guess3"},
+		}, req: request{path: "/api/v1/bodyparts", keyID: "key_mega"}},
+		{name: "no-subscription", req: request{path: "/api/v1/bodyparts", keyID: "key_video"}},
+		{name: "plan-not-offered", req: request{path: "/api/v1/bodyparts", keyID: "key_noplan"}},
+		{name: "operation-not-in-plan", req: request{path: "/api/v1/exercises", keyID: "key_basic"}},
+		{name: "cursor-beyond-cap", req: request{path: "/api/v1/exercises/bodyparts?bodyParts=chest&after=qzwm42zn", keyID: "key_basic"}},
+		{name: "rate-limited", before: []request{
+			{path: "/api/v1/bodyparts", keyID: "key_basic"}, {path: "/api/v1/bodyparts", keyID: "key_basic"}, {path: "/api/v1/bodyparts", keyID: "key_basic"},
+			{path: "/api/v1/bodyparts", keyID: "key_basic"}, {path: "/api/v1/bodyparts", keyID: "key_basic"},
+		}, req: request{path: "/api/v1/bodyparts", keyID: "key_basic"}},
+		{name: "unknown-parameter", req: request{path: "/api/v1/exercises?bodypart=chest&limit=2", keyID: "key_pro"}},
+		{name: "parameter-on-reference-list", req: request{path: "/api/v1/muscles?limit=2", keyID: "key_pro"}},
+		{name: "limit-zero", req: request{path: "/api/v1/exercises?limit=0", keyID: "key_pro"}},
+		{name: "limit-too-big", req: request{path: "/api/v1/exercises?limit=26", keyID: "key_pro"}},
+		{name: "limit-words", req: request{path: "/api/v1/exercises?limit=ten", keyID: "key_pro"}},
+		{name: "limit-empty", req: request{path: "/api/v1/exercises?limit=", keyID: "key_pro"}},
+		{name: "limit-fraction", req: request{path: "/api/v1/exercises?limit=1.5", keyID: "key_pro"}},
+		{name: "limit-negative", req: request{path: "/api/v1/exercises?limit=-1", keyID: "key_pro"}},
+		{name: "limit-repeated", req: request{path: "/api/v1/exercises?limit=1&limit=2", keyID: "key_pro"}},
+		{name: "both-cursors", req: request{path: "/api/v1/exercises?after=humnn3ws&before=uy34skpt", keyID: "key_pro"}},
+		{name: "empty-cursor", req: request{path: "/api/v1/exercises?after=", keyID: "key_pro"}},
+		{name: "unknown-cursor", req: request{path: "/api/v1/exercises?after=zzzzzzzz", keyID: "key_pro"}},
+		{name: "malformed-cursor", req: request{path: "/api/v1/exercises?before=a%2Fb", keyID: "key_pro"}},
+		{name: "unknown-values", req: request{path: "/api/v1/exercises?bodyParts=chest,chst&difficulty=expert&equipments=hammer", keyID: "key_pro"}},
+		{name: "malformed-query", req: request{path: "/api/v1/exercises?bodyParts=%zz", keyID: "key_pro"}},
+		{name: "unknown-exercise", req: request{path: "/api/v1/exercises/zzzzzzzz", keyID: "key_mega"}},
+		{name: "malformed-exercise-id", req: request{path: "/api/v1/exercises/a.b", keyID: "key_mega"}},
+		{name: "catalog-down", opts: options{catalogDown: true}, req: request{path: "/api/v1/bodyparts", keyID: "key_mega"}},
+		{name: "panic", opts: options{nilCatalog: true}, req: request{path: "/api/v1/bodyparts", keyID: "key_mega"}},
+		{name: "error-docs", req: request{path: "/docs/errors/code/TOO_MANY_REQUESTS", host: "-"}},
+		{name: "error-docs-unknown", req: request{path: "/docs/errors/code/NOPE", host: "-"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := start(t, tt.opts)
+			for _, r := range tt.before {
+				s.do(t, r)
+			}
+			resp, body := s.do(t, tt.req)
+			got := describe(t, resp, body)
+			checkGolden(t, filepath.Join("testdata", "golden", tt.name+".txt"), got)
+			if resp.StatusCode >= 500 && strings.Contains(string(body), "runtime") {
+				t.Errorf("a 5xx body leaks internals: %s", body)
+			}
+		})
+	}
+}
+
+// describe renders a response for a golden file: status, headers (but
+// Date and X-Request-Id) and the body, JSON indented, the request id
+// replaced by a placeholder after checking it.
+func describe(t *testing.T, resp *http.Response, body []byte) string {
+	t.Helper()
+	id := resp.Header.Get("X-Request-Id")
+	if !requestIDPattern.MatchString(id) {
+		t.Errorf("X-Request-Id = %q, want req_ and 16 base32 characters", id)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "status: %d\n", resp.StatusCode)
+	var names []string
+	for k := range resp.Header {
+		if k != "Date" && k != "X-Request-Id" {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		fmt.Fprintf(&b, "%s: %s\n", k, strings.Join(resp.Header[k], ", "))
+	}
+	b.WriteString("\n")
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && len(body) > 0 {
+		var env struct {
+			Error *struct {
+				RequestID string `json:"requestId"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil {
+			t.Fatalf("body is not JSON: %v\n%s", err, body)
+		}
+		if env.Error != nil && env.Error.RequestID != id {
+			t.Errorf("envelope requestId %q differs from X-Request-Id %q", env.Error.RequestID, id)
+		}
+		var out bytes.Buffer
+		if err := json.Indent(&out, body, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		body = out.Bytes()
+	}
+	b.WriteString(strings.ReplaceAll(string(body), id, "req_<id>"))
+	return b.String()
+}
+
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/systemtest -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+// idOf returns the id of the test catalogue's exercise with that name.
+func idOf(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/catalogue.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Exercises []struct{ ID, Name string }
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range f.Exercises {
+		if x.Name == name {
+			return x.ID
+		}
+	}
+	t.Fatalf("no exercise %q in the test catalogue", name)
+	return ""
+}
+
+// etagOf returns the ETag the Mega key gets for path.
+func etagOf(t *testing.T, path string) string {
+	t.Helper()
+	resp, _ := start(t, options{}).do(t, request{path: path, keyID: "key_mega"})
+	return resp.Header.Get("ETag")
+}

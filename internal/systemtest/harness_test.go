@@ -1,0 +1,205 @@
+package systemtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/catalog/grpcapi"
+	"github.com/exercisedb/exercisedb/gateway/catalogclient"
+	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/gateway/httpapi"
+	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/plan"
+)
+
+// The test keys, by id. Each is subscribed as testKeys says.
+var testKeys = map[string]struct {
+	key      string
+	products string // YAML flow map
+	disabled bool
+}{
+	"key_basic":    {"exdb_basic_test_key", "{exercisedb: Basic}", false},
+	"key_pro":      {"exdb_pro_test_key", "{exercisedb: Pro}", false},
+	"key_mega":     {"exdb_mega_test_key", "{exercisedb: Mega, exercisedb-video: Mega}", false},
+	"key_disabled": {"exdb_disabled_test_key", "{exercisedb: Mega}", true},
+	"key_video":    {"exdb_video_test_key", "{exercisedb-video: Mega}", false},
+	"key_noplan":   {"exdb_noplan_test_key", "{exercisedb: Gold}", false},
+}
+
+// clock is the fixed instant of the limiters, so headers are reproducible.
+var clock = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// system is the catalog and the gateway in one process.
+type system struct {
+	handler http.Handler
+	gateway *httptest.Server
+	catalog *grpc.Server
+	log     *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// options adjust a system before it starts.
+type options struct {
+	catalogDown bool // the gateway's catalog connection leads nowhere
+	nilCatalog  bool // no catalog client at all: every catalog call panics
+}
+
+// start runs the catalog (testdata/catalogue.json) over bufconn and the
+// gateway (testdata/gateway.yaml) through httptest.
+func start(t testing.TB, opts options) *system {
+	t.Helper()
+	data, err := os.ReadFile("testdata/catalogue.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := exercise.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &system{log: &syncBuffer{}}
+	log := slog.New(slog.NewJSONHandler(s.log, nil))
+	svc := &grpcapi.Service{}
+	svc.Swap(cat)
+	srv, health := grpcapi.NewServer(svc, log, prometheus.NewRegistry())
+	grpcapi.SetServing(health, true)
+	ln := bufconn.Listen(1 << 20)
+	go srv.Serve(ln)
+	s.catalog = srv
+	t.Cleanup(srv.Stop)
+	if opts.catalogDown {
+		srv.Stop()
+	}
+
+	client, err := catalogclient.New("passthrough:///bufnet", 2*time.Second,
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return ln.DialContext(ctx) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	var catalogClient = client
+	if opts.nilCatalog {
+		catalogClient = nil
+	}
+
+	cfgData, err := os.ReadFile("testdata/gateway.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse(cfgData, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	products, err := plan.NewTable(cfg.Products)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keysYAML strings.Builder
+	keysYAML.WriteString("keys:\n")
+	for id, k := range testKeys {
+		fmt.Fprintf(&keysYAML, "  - id: %s\n    name: test\n    hash: %s\n    products: %s\n    disabled: %v\n", id, keys.Hash(k.key), k.products, k.disabled)
+	}
+	set, err := keys.Parse([]byte(keysYAML.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Time { return clock }
+	h, err := httpapi.New(httpapi.Deps{
+		Products: products,
+		Keys:     func() *keys.Set { return set },
+		Limits:   limit.NewMemory(now),
+		Failures: limit.NewFailures(limit.Rate{Requests: 3, Per: time.Minute, Burst: 3}, now),
+		Catalog:  catalogClient,
+		DocsURL:  cfg.DocsURL,
+		Log:      log,
+		Metrics:  prometheus.NewRegistry(),
+		Now:      now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.handler = h
+	s.gateway = httptest.NewServer(h)
+	t.Cleanup(s.gateway.Close)
+	return s
+}
+
+// request is one HTTP request to the gateway.
+type request struct {
+	method  string // GET if empty
+	path    string
+	host    string // X-Gateway-Host; api.example.test if empty, "-" for none
+	keyID   string // a testKeys id, a literal key if not one, "" for none
+	headers map[string]string
+}
+
+func (s *system) do(t testing.TB, r request) (*http.Response, []byte) {
+	t.Helper()
+	if r.method == "" {
+		r.method = http.MethodGet
+	}
+	req, err := http.NewRequest(r.method, s.gateway.URL+r.path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch r.host {
+	case "":
+		req.Header.Set("X-Gateway-Host", "api.example.test")
+	case "-":
+	default:
+		req.Header.Set("X-Gateway-Host", r.host)
+	}
+	if k, ok := testKeys[r.keyID]; ok {
+		req.Header.Set("X-Gateway-Key", k.key)
+	} else if r.keyID != "" {
+		req.Header.Set("X-Gateway-Key", r.keyID)
+	}
+	for k, v := range r.headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := s.gateway.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
