@@ -80,7 +80,7 @@ func TestVocabulariesAreTheAgreedOnes(t *testing.T) {
 	}
 	t.Run("bodyParts", func(t *testing.T) {
 		want := []string{"neck", "shoulders", "chest", "back", "upper arms", "lower arms", "waist", "hips", "upper legs", "lower legs"}
-		if got := termNames(v.BodyParts); !slices.Equal(got, want) {
+		if got := exercise.Names(v.BodyParts); !slices.Equal(got, want) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	})
@@ -96,7 +96,7 @@ func TestVocabulariesAreTheAgreedOnes(t *testing.T) {
 		}
 	})
 	t.Run("equipments", func(t *testing.T) {
-		got := termNames(v.Equipments)
+		got := exercise.Names(v.Equipments)
 		for _, e := range []string{"body weight", "barbell", "dumbbell", "kettlebell", "cable", "resistance band", "smith machine", "ez barbell", "trap bar", "medicine ball", "stability ball", "bosu ball", "leverage machine", "sled", "pull-up bar", "dip station", "bench", "suspension trainer", "battle ropes", "jump rope", "plyo box", "foam roller", "weight plate", "landmine", "rowing machine", "stationary bike", "treadmill", "elliptical trainer", "stair climber", "ab wheel", "sandbag", "parallettes", "gymnastic rings", "ski erg"} {
 			if !slices.Contains(got, e) {
 				t.Errorf("%q missing", e)
@@ -114,7 +114,7 @@ func TestVocabulariesAreTheAgreedOnes(t *testing.T) {
 	})
 	t.Run("difficulties", func(t *testing.T) {
 		want := []string{"beginner", "intermediate", "advanced"}
-		if got := termNames(v.Difficulties); !slices.Equal(got, want) {
+		if got := exercise.Names(v.Difficulties); !slices.Equal(got, want) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	})
@@ -218,11 +218,11 @@ func TestEveryVocabularyValueIsUsed(t *testing.T) {
 	}
 	v := f.Vocabularies
 	declared := map[string][]string{
-		"bodyParts":     termNames(v.BodyParts),
-		"muscles":       muscleNames(v.Muscles),
-		"equipments":    termNames(v.Equipments),
-		"exerciseTypes": typeNames(v.ExerciseTypes),
-		"difficulties":  termNames(v.Difficulties),
+		"bodyParts":     exercise.Names(v.BodyParts),
+		"muscles":       exercise.Names(v.Muscles),
+		"equipments":    exercise.Names(v.Equipments),
+		"exerciseTypes": exercise.Names(v.ExerciseTypes),
+		"difficulties":  exercise.Names(v.Difficulties),
 	}
 	for _, vocabulary := range slices.Sorted(maps.Keys(declared)) {
 		t.Run(vocabulary, func(t *testing.T) {
@@ -241,11 +241,11 @@ func TestEveryVocabularyValueIsUsed(t *testing.T) {
 func TestNoNearDuplicateValues(t *testing.T) {
 	v := catalogue(t).Vocabularies
 	vocabularies := map[string][]string{
-		"bodyParts":     termNames(v.BodyParts),
-		"muscles":       muscleNames(v.Muscles),
-		"equipments":    termNames(v.Equipments),
-		"exerciseTypes": typeNames(v.ExerciseTypes),
-		"difficulties":  termNames(v.Difficulties),
+		"bodyParts":     exercise.Names(v.BodyParts),
+		"muscles":       exercise.Names(v.Muscles),
+		"equipments":    exercise.Names(v.Equipments),
+		"exerciseTypes": exercise.Names(v.ExerciseTypes),
+		"difficulties":  exercise.Names(v.Difficulties),
 	}
 	for _, vocabulary := range slices.Sorted(maps.Keys(vocabularies)) {
 		t.Run(vocabulary, func(t *testing.T) {
@@ -259,28 +259,4 @@ func TestNoNearDuplicateValues(t *testing.T) {
 			}
 		})
 	}
-}
-
-func termNames(ts []exercise.Term) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
-	}
-	return out
-}
-
-func muscleNames(ms []exercise.Muscle) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.Name
-	}
-	return out
-}
-
-func typeNames(ts []exercise.ExerciseType) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
-	}
-	return out
 }

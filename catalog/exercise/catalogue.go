@@ -70,12 +70,12 @@ func New(f *File) (*Catalogue, error) {
 	// Every declared value has a posting list, empty if no record uses it,
 	// so a filter value is known exactly when it has one.
 	declared := [numIndexedFields][]string{
-		byBodyPart:        termNames(c.vocab.BodyParts),
-		byEquipment:       termNames(c.vocab.Equipments),
-		byDifficulty:      termNames(c.vocab.Difficulties),
-		byExerciseType:    typeNames(c.vocab.ExerciseTypes),
-		byTargetMuscle:    muscleNames(c.vocab.Muscles),
-		bySecondaryMuscle: muscleNames(c.vocab.Muscles),
+		byBodyPart:        Names(c.vocab.BodyParts),
+		byEquipment:       Names(c.vocab.Equipments),
+		byDifficulty:      Names(c.vocab.Difficulties),
+		byExerciseType:    Names(c.vocab.ExerciseTypes),
+		byTargetMuscle:    Names(c.vocab.Muscles),
+		bySecondaryMuscle: Names(c.vocab.Muscles),
 	}
 	for i, names := range declared {
 		c.postings[i] = make(map[string]*roaring.Bitmap, len(names))

@@ -45,3 +45,22 @@ type Vocabularies struct {
 	ExerciseTypes []ExerciseType `json:"exerciseTypes"`
 	Difficulties  []Term         `json:"difficulties"`
 }
+
+// Entry is an entry of a vocabulary.
+type Entry interface{ Term | Muscle | ExerciseType }
+
+// Names returns the names of a vocabulary's entries, in order.
+func Names[E Entry](entries []E) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		switch e := any(e).(type) {
+		case Term:
+			out[i] = e.Name
+		case Muscle:
+			out[i] = e.Name
+		case ExerciseType:
+			out[i] = e.Name
+		}
+	}
+	return out
+}

@@ -194,11 +194,11 @@ func checkVocabularies(v *Vocabularies, problems *problemList) vocabularySets {
 		return m
 	}
 	s := vocabularySets{
-		bodyParts:     set("bodyParts", termNames(v.BodyParts)),
-		muscles:       set("muscles", muscleNames(v.Muscles)),
-		equipments:    set("equipments", termNames(v.Equipments)),
-		exerciseTypes: set("exerciseTypes", typeNames(v.ExerciseTypes)),
-		difficulties:  set("difficulties", termNames(v.Difficulties)),
+		bodyParts:     set("bodyParts", Names(v.BodyParts)),
+		muscles:       set("muscles", Names(v.Muscles)),
+		equipments:    set("equipments", Names(v.Equipments)),
+		exerciseTypes: set("exerciseTypes", Names(v.ExerciseTypes)),
+		difficulties:  set("difficulties", Names(v.Difficulties)),
 	}
 	for i, m := range v.Muscles {
 		if !s.bodyParts[m.BodyPart] {
@@ -234,30 +234,6 @@ func (s vocabularySets) check(x *Exercise, rec *recordProblems) {
 	if x.Difficulty != "" {
 		values("difficulty", "difficulties", s.difficulties, []string{x.Difficulty})
 	}
-}
-
-func termNames(ts []Term) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
-	}
-	return out
-}
-
-func muscleNames(ms []Muscle) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.Name
-	}
-	return out
-}
-
-func typeNames(ts []ExerciseType) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
-	}
-	return out
 }
 
 // decodeStrict decodes one JSON value, refusing unknown members and

@@ -178,5 +178,5 @@ func (c *Catalogue) allowedHint(index int) string {
 	if index != byDifficulty {
 		return ""
 	}
-	return " (one of: " + strings.Join(termNames(c.vocab.Difficulties), ", ") + ")"
+	return " (one of: " + strings.Join(Names(c.vocab.Difficulties), ", ") + ")"
 }

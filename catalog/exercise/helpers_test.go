@@ -35,7 +35,7 @@ func randomFile(n int, seed uint64) *File {
 	}
 	words := []string{"bench", "press", "row", "pull-up", "squat", "curl", "plank", "lunge", "incline", "front"}
 	f := &File{Format: FormatV1, Vocabularies: v}
-	muscles := muscleNames(v.Muscles)
+	muscles := Names(v.Muscles)
 	for i := range n {
 		target := pick(muscles, 2)
 		var parts []string
@@ -48,9 +48,9 @@ func randomFile(n int, seed uint64) *File {
 			ID:               fmt.Sprintf("r%05d", i),
 			Name:             fmt.Sprintf("%s %s %d", words[rng.IntN(len(words))], words[rng.IntN(len(words))], i),
 			BodyParts:        parts,
-			Equipments:       pick(termNames(v.Equipments[:4]), 2), // "sled" stays unused
-			ExerciseTypes:    pick(typeNames(v.ExerciseTypes), 2),
-			Difficulty:       termNames(v.Difficulties)[rng.IntN(3)],
+			Equipments:       pick(Names(v.Equipments[:4]), 2), // "sled" stays unused
+			ExerciseTypes:    pick(Names(v.ExerciseTypes), 2),
+			Difficulty:       Names(v.Difficulties)[rng.IntN(3)],
 			TargetMuscles:    target,
 			SecondaryMuscles: pick(muscles, 3)[:rng.IntN(3)],
 		})

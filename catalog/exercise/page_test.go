@@ -190,9 +190,9 @@ func TestListMatchesModel(t *testing.T) {
 	}
 	for i := range 300 {
 		flt := Filter{
-			BodyParts: some(termNames(v.BodyParts)), Equipments: some(termNames(v.Equipments)),
-			Difficulties: some(termNames(v.Difficulties)), ExerciseTypes: some(typeNames(v.ExerciseTypes)),
-			TargetMuscles: some(muscleNames(v.Muscles)), SecondaryMuscles: some(muscleNames(v.Muscles)),
+			BodyParts: some(Names(v.BodyParts)), Equipments: some(Names(v.Equipments)),
+			Difficulties: some(Names(v.Difficulties)), ExerciseTypes: some(Names(v.ExerciseTypes)),
+			TargetMuscles: some(Names(v.Muscles)), SecondaryMuscles: some(Names(v.Muscles)),
 		}
 		if rng.IntN(4) == 0 {
 			flt.Name = []string{"press", "pull up", "ow", "1", "incline-bench"}[rng.IntN(5)]

@@ -97,7 +97,7 @@ func (s *Service) ListBodyParts(context.Context, *catalogv1.ListBodyPartsRequest
 	if err != nil {
 		return nil, err
 	}
-	return &catalogv1.ListBodyPartsResponse{BodyParts: names(c.Vocabularies().BodyParts), CatalogueVersion: c.Version()}, nil
+	return &catalogv1.ListBodyPartsResponse{BodyParts: exercise.Names(c.Vocabularies().BodyParts), CatalogueVersion: c.Version()}, nil
 }
 
 // ListEquipments implements catalogv1.CatalogServiceServer.
@@ -106,7 +106,7 @@ func (s *Service) ListEquipments(context.Context, *catalogv1.ListEquipmentsReque
 	if err != nil {
 		return nil, err
 	}
-	return &catalogv1.ListEquipmentsResponse{Equipments: names(c.Vocabularies().Equipments), CatalogueVersion: c.Version()}, nil
+	return &catalogv1.ListEquipmentsResponse{Equipments: exercise.Names(c.Vocabularies().Equipments), CatalogueVersion: c.Version()}, nil
 }
 
 // ListDifficulties implements catalogv1.CatalogServiceServer.
@@ -115,7 +115,7 @@ func (s *Service) ListDifficulties(context.Context, *catalogv1.ListDifficultiesR
 	if err != nil {
 		return nil, err
 	}
-	return &catalogv1.ListDifficultiesResponse{Difficulties: names(c.Vocabularies().Difficulties), CatalogueVersion: c.Version()}, nil
+	return &catalogv1.ListDifficultiesResponse{Difficulties: exercise.Names(c.Vocabularies().Difficulties), CatalogueVersion: c.Version()}, nil
 }
 
 // ListMuscles implements catalogv1.CatalogServiceServer.
@@ -158,12 +158,4 @@ func toProto(x *exercise.Exercise) *catalogv1.Exercise {
 		SecondaryMuscles: x.SecondaryMuscles,
 		MediaKey:         x.MediaKey,
 	}
-}
-
-func names(ts []exercise.Term) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
-	}
-	return out
 }

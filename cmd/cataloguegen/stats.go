@@ -32,10 +32,10 @@ func writeStats(w io.Writer, f *exercise.File) error {
 		rows  []count
 	}{
 		{"Total", []count{{"exercises", len(f.Exercises)}}},
-		{"Body part", rows(bodyParts, termNames(v.BodyParts))},
-		{"Equipment", rows(equipments, termNames(v.Equipments))},
-		{"Exercise type", rows(types, typeNames(v.ExerciseTypes))},
-		{"Difficulty", rows(difficulties, termNames(v.Difficulties))},
+		{"Body part", rows(bodyParts, exercise.Names(v.BodyParts))},
+		{"Equipment", rows(equipments, exercise.Names(v.Equipments))},
+		{"Exercise type", rows(types, exercise.Names(v.ExerciseTypes))},
+		{"Difficulty", rows(difficulties, exercise.Names(v.Difficulties))},
 	}
 	var buf bytes.Buffer
 	for i, t := range tables {
@@ -61,22 +61,6 @@ func rows(m map[string]int, order []string) []count {
 	out := make([]count, len(order))
 	for i, name := range order {
 		out[i] = count{name, m[name]}
-	}
-	return out
-}
-
-func termNames(ts []exercise.Term) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
-	}
-	return out
-}
-
-func typeNames(ts []exercise.ExerciseType) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
 	}
 	return out
 }
