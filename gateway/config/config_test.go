@@ -151,3 +151,13 @@ func TestEmptyFileNeedsProducts(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestShippedConfigurations loads every configuration the repository
+// ships, so that none of them rots.
+func TestShippedConfigurations(t *testing.T) {
+	for _, path := range []string{"../../dev/gateway.yaml", "../../deploy/compose/gateway.yaml"} {
+		if _, err := Load(path, noEnv); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+}
