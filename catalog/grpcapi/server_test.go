@@ -309,3 +309,34 @@ func TestUnknownErrorsAreInternalAndHidden(t *testing.T) {
 		t.Errorf("status = %v %q, want Internal with a fixed message", st.Code(), st.Message())
 	}
 }
+
+func TestWatchCatalogue(t *testing.T) {
+	h := start(t, true)
+	stream, err := h.client.WatchCatalogue(context.Background(), &catalogv1.WatchCatalogueRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := stream.Recv()
+	if err != nil || first.CatalogueVersion != h.cat.Version() || first.Records != 2 {
+		t.Fatalf("first message = %v, %v; want version %s and 2 records", first, err, h.cat.Version())
+	}
+	data, err := os.ReadFile("testdata/small.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown := strings.Replace(string(data), `"id": "bp"`, `"id": "bq"`, 1)
+	next, err := exercise.Load([]byte(grown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.svc.Swap(h.cat) // the same version again: nothing to report
+	h.svc.Swap(next)
+	second, err := stream.Recv()
+	if err != nil || second.CatalogueVersion != next.Version() {
+		t.Fatalf("after Swap: %v, %v; want version %s", second, err, next.Version())
+	}
+	h.svc.Stop()
+	if _, err := stream.Recv(); status.Code(err) != codes.Unavailable {
+		t.Errorf("after Stop: %v, want Unavailable", err)
+	}
+}

@@ -2,7 +2,10 @@ package grpcapi
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
+
+	"google.golang.org/grpc"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -18,14 +21,74 @@ import (
 type Service struct {
 	catalogv1.UnimplementedCatalogServiceServer
 	current atomic.Pointer[exercise.Catalogue]
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced by every Swap
+	stopping chan struct{} // closed by Stop
 }
 
 // Catalogue returns the catalogue currently served, nil before the first
 // Swap.
 func (s *Service) Catalogue() *exercise.Catalogue { return s.current.Load() }
 
-// Swap makes c the catalogue served from now on.
-func (s *Service) Swap(c *exercise.Catalogue) { s.current.Store(c) }
+// Swap makes c the catalogue served from now on, and tells watchers.
+func (s *Service) Swap(c *exercise.Catalogue) {
+	s.current.Store(c)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Stop ends the watch streams, so that they do not hold a graceful
+// shutdown open; their clients reconnect elsewhere.
+func (s *Service) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	select {
+	case <-s.stopping:
+	default:
+		close(s.stopping)
+	}
+}
+
+func (s *Service) init() {
+	if s.changed == nil {
+		s.changed, s.stopping = make(chan struct{}), make(chan struct{})
+	}
+}
+
+// watch returns the current catalogue and channels that close when it is
+// replaced and when the service stops.
+func (s *Service) watch() (*exercise.Catalogue, <-chan struct{}, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	return s.current.Load(), s.changed, s.stopping
+}
+
+// WatchCatalogue implements catalogv1.CatalogServiceServer.
+func (s *Service) WatchCatalogue(_ *catalogv1.WatchCatalogueRequest, stream grpc.ServerStreamingServer[catalogv1.WatchCatalogueResponse]) error {
+	var sent string
+	for {
+		c, changed, stopping := s.watch()
+		if c != nil && c.Version() != sent {
+			if err := stream.Send(&catalogv1.WatchCatalogueResponse{CatalogueVersion: c.Version(), Records: int32(c.Len())}); err != nil {
+				return err
+			}
+			sent = c.Version()
+		}
+		select {
+		case <-changed:
+		case <-stopping:
+			return status.Error(codes.Unavailable, "the catalog is shutting down")
+		case <-stream.Context().Done():
+			return nil
+		}
+	}
+}
 
 // errLoading answers calls that arrive before the catalogue is loaded.
 var errLoading = status.Error(codes.Unavailable, "the catalogue is still loading")

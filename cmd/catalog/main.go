@@ -89,6 +89,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Info("catalog shutting down")
 		draining.Store(true)
 		health.Shutdown()
+		svc.Stop()
 	})
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/serve"
 )
@@ -76,6 +77,12 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer catalog.Close()
+	var cache *respcache.Cache
+	if cfg.ResponseCache.Enabled {
+		if cache, err = respcache.New(cfg.ResponseCache.MaxEntries); err != nil {
+			return err
+		}
+	}
 	auth := cfg.AuthFailures
 	handler, err := httpapi.New(httpapi.Deps{
 		Products:       products,
@@ -87,6 +94,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		Log:            log,
 		Metrics:        reg,
 		TrustedProxies: cfg.TrustedProxies,
+		Cache:          cache,
 	})
 	if err != nil {
 		return err
@@ -117,6 +125,12 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 			return serve.HTTP(ctx, publicLn, publicServer(handler), cfg.ShutdownTimeout)
 		},
 		func(ctx context.Context) error { return keyStore.Watch(ctx, hup) },
+		func(ctx context.Context) error {
+			if cache == nil {
+				return nil
+			}
+			return catalog.Watch(ctx, cache.SetVersion)
+		},
 	}, func(ctx context.Context) error {
 		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)
 	}, func() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/pkg/vtcodec"
 )
 
 // RequestIDHeader is the gRPC metadata key of the request id.
@@ -80,6 +81,9 @@ func New(target string, timeout time.Duration, opts ...grpc.DialOption) (*Client
 	opts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig": [{"round_robin": {}}]}`),
+		// Reflection-free marshalling of the catalog's messages.
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(vtcodec.Codec{})),
+		grpc.WithSharedWriteBuffer(true),
 	}, opts...)
 	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {
@@ -224,4 +228,29 @@ func fromProto(x *catalogv1.Exercise) Exercise {
 		ID: x.Id, Name: x.Name, BodyParts: x.BodyParts, Equipments: x.Equipments, ExerciseTypes: x.ExerciseTypes,
 		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles, MediaKey: x.MediaKey,
 	}
+}
+
+// Watch follows the version of the catalogue being served until ctx ends.
+// It calls report with each version the catalog announces, and with ""
+// whenever the stream breaks, since the version is then unknown; it
+// reconnects with a growing pause (up to 5s).
+func (c *Client) Watch(ctx context.Context, report func(version string)) error {
+	pause := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		stream, err := c.rpc.WatchCatalogue(ctx, &catalogv1.WatchCatalogueRequest{})
+		for err == nil {
+			var msg *catalogv1.WatchCatalogueResponse
+			if msg, err = stream.Recv(); err == nil {
+				report(msg.CatalogueVersion)
+				pause = 100 * time.Millisecond
+			}
+		}
+		report("")
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
+	return nil
 }

@@ -41,6 +41,15 @@ type Config struct {
 	// TrustedProxies lists the addresses (CIDRs) whose X-Forwarded-For is
 	// believed when finding a client's address; empty trusts none.
 	TrustedProxies []string `yaml:"trusted_proxies"`
+	// ResponseCache keeps rendered responses of the current catalogue
+	// version.
+	ResponseCache ResponseCache `yaml:"response_cache"`
+}
+
+// ResponseCache configures the cache of rendered responses.
+type ResponseCache struct {
+	Enabled    bool `yaml:"enabled"`
+	MaxEntries int  `yaml:"max_entries"`
 }
 
 // Catalog says how to reach the catalog service.
@@ -164,6 +173,7 @@ func defaults() *Config {
 		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
+		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048},
 	}
 }
 

@@ -68,6 +68,7 @@ func TestParseSpecExample(t *testing.T) {
 		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
+		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048},
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -54,6 +54,9 @@ func (c *Config) validate() error {
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
 		bad("log.level %q: want debug, info, warn or error", c.Log.Level)
 	}
+	if c.ResponseCache.Enabled && c.ResponseCache.MaxEntries < 1 {
+		bad("response_cache.max_entries: want at least 1, or enabled: false")
+	}
 	if len(c.Products) == 0 {
 		bad("products: none configured")
 	}

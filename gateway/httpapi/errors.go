@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -107,15 +106,6 @@ func writeJSON(c *gin.Context, status int, body []byte) {
 	} else {
 		c.Writer.WriteHeaderNow()
 	}
-}
-
-// encode marshals v without escaping HTML characters, with a newline.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(v)
-	return buf.Bytes(), err
 }
 
 // seconds writes a whole number of seconds for a message.

@@ -35,7 +35,8 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 			a.fail(c, apierror.New(http.StatusNotFound, "No product is served at host %q; check the %s header.", host, headerHost))
 			return
 		}
-		c.Set(keyProduct, product.Name)
+		st := stateOf(c)
+		st.product = product
 
 		client := c.ClientIP()
 		if wait, blocked := a.Failures.Blocked(client); blocked {
@@ -60,7 +61,7 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 			a.fail(c, apierror.New(http.StatusUnauthorized, "%s", msg))
 			return
 		}
-		c.Set(keyKeyID, key.ID)
+		st.keyID = key.ID
 
 		planName, subscribed := key.Products[product.Name]
 		if !subscribed {
@@ -74,12 +75,11 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 				Err:     fmt.Errorf("key %s names plan %q, which product %s does not configure", key.ID, planName, product.Name)})
 			return
 		}
-		c.Set(keyPlan, p.Name)
+		st.plan = p
 		if !p.Allows(op) {
 			a.fail(c, apierror.New(http.StatusForbidden, "Your %s plan does not include the %s operation.", p.Name, op))
 			return
 		}
-		c.Set(keyPlanValue, p)
 
 		if p.Limited() {
 			d, err := a.Limits.Take(c, product.Name+"/"+key.ID, p.Rate, p.Quota)
@@ -97,14 +97,6 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 		}
 		c.Next()
 	}
-}
-
-// keyPlanValue holds the *plan.Plan of the request.
-const keyPlanValue = "exercisedb.plan_value"
-
-func planOf(c *gin.Context) *plan.Plan {
-	p, _ := c.Get(keyPlanValue)
-	return p.(*plan.Plan)
 }
 
 // refusal explains a 429 in terms of the plan.

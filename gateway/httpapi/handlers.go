@@ -2,16 +2,17 @@ package httpapi
 
 import (
 	"context"
-	"hash/fnv"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/gin-gonic/gin"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/respcache"
 )
 
 // The JSON shapes of the public interface.
@@ -60,11 +61,6 @@ type (
 	}
 )
 
-func (a *api) product(c *gin.Context) *plan.Product {
-	p, _ := a.Products.ByName(c.GetString(keyProduct))
-	return p
-}
-
 func (a *api) listExercises(params listParams) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		req, err := parseList(c.Request.URL.RawQuery, params)
@@ -72,13 +68,13 @@ func (a *api) listExercises(params listParams) gin.HandlerFunc {
 			a.fail(c, err)
 			return
 		}
-		req.RecordCap = planOf(c).RecordCap
+		req.RecordCap = stateOf(c).plan.RecordCap
 		page, err := a.Catalog.List(c, requestIDOf(c), req)
 		if err != nil {
 			a.fail(c, err)
 			return
 		}
-		product := a.product(c)
+		product := stateOf(c).product
 		body := listBody{Success: true, Data: make([]exerciseJSON, len(page.Exercises)), Meta: meta{
 			Total:           page.Total,
 			HasNextPage:     page.HasNextPage,
@@ -103,7 +99,7 @@ func (a *api) exercise(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	a.respond(c, version, exerciseBody{Success: true, Data: render(a.product(c), &x)})
+	a.respond(c, version, exerciseBody{Success: true, Data: render(stateOf(c).product, &x)})
 }
 
 func (a *api) exerciseTypes(c *gin.Context) {
@@ -116,7 +112,7 @@ func (a *api) exerciseTypes(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	product := a.product(c)
+	product := stateOf(c).product
 	body := typesBody{Success: true, Data: make([]typeJSON, len(types))}
 	for i, t := range types {
 		body.Data[i] = typeJSON{Name: t.Name, ImageURL: product.ImageURL(t.MediaKey)}
@@ -186,30 +182,56 @@ func cursor(id string) *string {
 	return &id
 }
 
-// respond writes a success body with a strong ETag derived from the
-// catalogue version and the body, honouring If-Match (412) and
-// If-None-Match (304).
+// respond renders a success body with a strong ETag derived from the
+// catalogue version and the body, keeps it in the response cache, and
+// sends it.
 func (a *api) respond(c *gin.Context, version string, v any) {
 	body, err := encode(v)
 	if err != nil {
 		a.fail(c, apierror.Internal(err))
 		return
 	}
-	h := fnv.New64a()
-	h.Write(body)
-	etag := `"` + version + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
-	c.Header("ETag", etag)
+	e := respcache.Entry{Body: body, ETag: `"` + version + "-" + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`}
+	if key := stateOf(c).cacheKey; key != "" {
+		a.Cache.Put(key, version, e)
+	}
+	a.send(c, e)
+}
+
+// send writes a rendered response, honouring If-Match (412) and
+// If-None-Match (304).
+func (a *api) send(c *gin.Context, e respcache.Entry) {
+	c.Header("ETag", e.ETag)
 	c.Header("Cache-Control", "private, no-cache")
-	if im := c.GetHeader("If-Match"); im != "" && !matches(im, etag, false) {
-		a.fail(c, apierror.New(http.StatusPreconditionFailed, "If-Match: no given entity tag matches the current one, %s.", etag))
+	if im := c.GetHeader("If-Match"); im != "" && !matches(im, e.ETag, false) {
+		a.fail(c, apierror.New(http.StatusPreconditionFailed, "If-Match: no given entity tag matches the current one, %s.", e.ETag))
 		return
 	}
-	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, etag, true) {
+	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, e.ETag, true) {
 		c.Status(http.StatusNotModified)
 		c.Writer.WriteHeaderNow()
 		return
 	}
-	writeJSON(c, http.StatusOK, body)
+	writeJSON(c, http.StatusOK, e.Body)
+}
+
+// cached answers from the response cache when it holds the response, and
+// otherwise lets respond keep it. A request is identified by product,
+// path, query and record cap: everything its body depends on besides the
+// catalogue version. Only successes are kept, so a hit needs no
+// validation of the query.
+func (a *api) cached(c *gin.Context) {
+	if a.Cache == nil {
+		return
+	}
+	st := stateOf(c)
+	key := st.product.Name + "\x00" + c.Request.URL.Path + "\x00" + c.Request.URL.RawQuery + "\x00" + strconv.Itoa(st.plan.RecordCap)
+	if e, ok := a.Cache.Get(key); ok {
+		a.send(c, e)
+		c.Abort()
+		return
+	}
+	st.cacheKey = key
 }
 
 // matches reports whether the list of entity tags in header matches etag:

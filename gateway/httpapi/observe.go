@@ -9,15 +9,42 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/exercisedb/exercisedb/gateway/plan"
 )
 
-// Context keys of what the guard learns about a request.
-const (
-	keyRequestID = "exercisedb.request_id"
-	keyProduct   = "exercisedb.product"
-	keyKeyID     = "exercisedb.key_id"
-	keyPlan      = "exercisedb.plan"
-)
+// state is what the chain learns about a request, kept under one context
+// key (one map entry per request rather than one per fact).
+type state struct {
+	requestID string
+	product   *plan.Product // nil until the guard resolves it
+	keyID     string
+	plan      *plan.Plan // nil until the guard resolves it
+	cacheKey  string     // set when the response may be cached
+}
+
+const keyState = "exercisedb.state"
+
+func stateOf(c *gin.Context) *state {
+	if st, ok := c.Get(keyState); ok {
+		return st.(*state)
+	}
+	return &state{} // not reached: requestID runs first
+}
+
+func (st *state) productName() string {
+	if st.product == nil {
+		return ""
+	}
+	return st.product.Name
+}
+
+func (st *state) planName() string {
+	if st.plan == nil {
+		return ""
+	}
+	return st.plan.Name
+}
 
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
@@ -27,12 +54,12 @@ func (a *api) requestID(c *gin.Context) {
 	var b [10]byte
 	_, _ = rand.Read(b[:])
 	id := "req_" + idEncoding.EncodeToString(b[:])
-	c.Set(keyRequestID, id)
+	c.Set(keyState, &state{requestID: id})
 	c.Header("X-Request-Id", id)
 	c.Next()
 }
 
-func requestIDOf(c *gin.Context) string { return c.GetString(keyRequestID) }
+func requestIDOf(c *gin.Context) string { return stateOf(c).requestID }
 
 // metrics are the request metrics of the public API.
 type metrics struct {
@@ -69,19 +96,23 @@ func (a *api) observe(c *gin.Context) {
 		route = "unmatched"
 	}
 	status := c.Writer.Status()
-	product, plan := c.GetString(keyProduct), c.GetString(keyPlan)
-	a.metrics.requests.WithLabelValues(route, product, plan, strconv.Itoa(status)).Inc()
+	st := stateOf(c)
+	product, planName := st.productName(), st.planName()
+	a.metrics.requests.WithLabelValues(route, product, planName, strconv.Itoa(status)).Inc()
 	a.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+	if !a.Log.Enabled(c, slog.LevelInfo) {
+		return
+	}
 	a.Log.LogAttrs(c, slog.LevelInfo, "request",
-		slog.String("request_id", requestIDOf(c)),
+		slog.String("request_id", st.requestID),
 		slog.String("method", c.Request.Method),
 		slog.String("route", route),
 		slog.Int("status", status),
 		slog.Duration("duration", elapsed),
 		slog.Int("bytes", max(0, c.Writer.Size())),
 		slog.String("product", product),
-		slog.String("key_id", c.GetString(keyKeyID)),
-		slog.String("plan", plan),
+		slog.String("key_id", st.keyID),
+		slog.String("plan", planName),
 		slog.String("client", c.ClientIP()),
 	)
 }

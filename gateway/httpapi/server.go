@@ -12,6 +12,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/respcache"
 )
 
 // Deps are what the API needs from the rest of the gateway.
@@ -33,6 +34,9 @@ type Deps struct {
 	TrustedProxies []string
 	// Now is the clock of the quota windows' headers; nil means time.Now.
 	Now func() time.Time
+	// Cache, if not nil, keeps rendered responses of the current
+	// catalogue version.
+	Cache *respcache.Cache
 }
 
 // api holds the dependencies of the handlers.
@@ -75,9 +79,10 @@ func New(d Deps) (http.Handler, error) {
 	return e, nil
 }
 
-// route registers an operation for GET and HEAD behind the guard.
+// route registers an operation for GET and HEAD behind the guard; its
+// responses may come from the response cache.
 func (a *api) route(e *gin.Engine, path string, op plan.Operation, h gin.HandlerFunc) {
-	chain := []gin.HandlerFunc{a.guard(op), h}
+	chain := []gin.HandlerFunc{a.guard(op), a.cached, h}
 	e.GET(path, chain...)
 	e.HEAD(path, chain...)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/respcache"
 )
 
 // The test keys, by id. Each is subscribed as testKeys says.
@@ -47,6 +48,8 @@ var clock = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 // system is the catalog and the gateway in one process.
 type system struct {
+	svc     *grpcapi.Service
+	cache   *respcache.Cache
 	handler http.Handler
 	gateway *httptest.Server
 	catalog *grpc.Server
@@ -74,6 +77,7 @@ func (s *syncBuffer) String() string {
 type options struct {
 	catalogDown bool // the gateway's catalog connection leads nowhere
 	nilCatalog  bool // no catalog client at all: every catalog call panics
+	cache       bool // a response cache that follows the catalogue version
 }
 
 // start runs the catalog (testdata/catalogue.json) over bufconn and the
@@ -88,9 +92,9 @@ func start(t testing.TB, opts options) *system {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &system{log: &syncBuffer{}}
+	s := &system{log: &syncBuffer{}, svc: &grpcapi.Service{}}
 	log := slog.New(slog.NewJSONHandler(s.log, nil))
-	svc := &grpcapi.Service{}
+	svc := s.svc
 	svc.Swap(cat)
 	srv, health := grpcapi.NewServer(svc, log, prometheus.NewRegistry())
 	grpcapi.SetServing(health, true)
@@ -134,6 +138,15 @@ func start(t testing.TB, opts options) *system {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if opts.cache {
+		if s.cache, err = respcache.New(100); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { client.Watch(ctx, s.cache.SetVersion); close(done) }()
+		t.Cleanup(func() { cancel(); <-done })
+	}
 	now := func() time.Time { return clock }
 	h, err := httpapi.New(httpapi.Deps{
 		Products: products,
@@ -145,6 +158,7 @@ func start(t testing.TB, opts options) *system {
 		Log:      log,
 		Metrics:  prometheus.NewRegistry(),
 		Now:      now,
+		Cache:    s.cache,
 	})
 	if err != nil {
 		t.Fatal(err)

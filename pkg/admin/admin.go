@@ -1,10 +1,12 @@
 // Package admin is the operators' HTTP surface of a binary: liveness at
-// /healthz, readiness at /readyz and Prometheus metrics at /metrics. It is
-// served on its own address, never on the public one.
+// /healthz, readiness at /readyz, Prometheus metrics at /metrics and the Go
+// profiler at /debug/pprof/. It is served on its own address, never on the
+// public one.
 package admin
 
 import (
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,6 +28,11 @@ func Handler(ready func() error, gatherer prometheus.Gatherer) http.Handler {
 		writeText(w, http.StatusOK, "ready")
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	// Profiles are how hot paths are found on a live process; the admin
+	// listener is internal, like the profiles.
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	return mux
 }
 

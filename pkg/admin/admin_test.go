@@ -39,6 +39,8 @@ func TestHandler(t *testing.T) {
 		{"GET", "/readyz", errors.New("shutting down"), 503, "not ready: shutting down"},
 		{"GET", "/healthz", errors.New("shutting down"), 200, "ok"},
 		{"GET", "/metrics", nil, 200, "test_total 0"},
+		{"GET", "/debug/pprof/", nil, 200, "goroutine"},
+		{"GET", "/debug/pprof/heap?debug=1", nil, 200, "heap profile"},
 		{"POST", "/healthz", nil, 405, ""},
 		{"GET", "/nope", nil, 404, ""},
 	}

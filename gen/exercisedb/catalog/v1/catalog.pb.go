@@ -1109,6 +1109,98 @@ func (x *ListDifficultiesResponse) GetCatalogueVersion() string {
 	return ""
 }
 
+// WatchCatalogueRequest has no parameters.
+type WatchCatalogueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchCatalogueRequest) Reset() {
+	*x = WatchCatalogueRequest{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchCatalogueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchCatalogueRequest) ProtoMessage() {}
+
+func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchCatalogueRequest.ProtoReflect.Descriptor instead.
+func (*WatchCatalogueRequest) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
+}
+
+// WatchCatalogueResponse reports the catalogue being served.
+type WatchCatalogueResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Version of the catalogue now served: a hash of its content.
+	CatalogueVersion string `protobuf:"bytes,1,opt,name=catalogue_version,json=catalogueVersion,proto3" json:"catalogue_version,omitempty"`
+	// Number of exercises in it.
+	Records       int32 `protobuf:"varint,2,opt,name=records,proto3" json:"records,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchCatalogueResponse) Reset() {
+	*x = WatchCatalogueResponse{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchCatalogueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchCatalogueResponse) ProtoMessage() {}
+
+func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchCatalogueResponse.ProtoReflect.Descriptor instead.
+func (*WatchCatalogueResponse) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *WatchCatalogueResponse) GetCatalogueVersion() string {
+	if x != nil {
+		return x.CatalogueVersion
+	}
+	return ""
+}
+
+func (x *WatchCatalogueResponse) GetRecords() int32 {
+	if x != nil {
+		return x.Records
+	}
+	return 0
+}
+
 var File_exercisedb_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
@@ -1189,7 +1281,11 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x17ListDifficultiesRequest\"k\n" +
 	"\x18ListDifficultiesResponse\x12\"\n" +
 	"\fdifficulties\x18\x01 \x03(\tR\fdifficulties\x12+\n" +
-	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion2\x90\x06\n" +
+	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"\x17\n" +
+	"\x15WatchCatalogueRequest\"_\n" +
+	"\x16WatchCatalogueResponse\x12+\n" +
+	"\x11catalogue_version\x18\x01 \x01(\tR\x10catalogueVersion\x12\x18\n" +
+	"\arecords\x18\x02 \x01(\x05R\arecords2\x81\a\n" +
 	"\x0eCatalogService\x12j\n" +
 	"\rListExercises\x12+.exercisedb.catalog.v1.ListExercisesRequest\x1a,.exercisedb.catalog.v1.ListExercisesResponse\x12d\n" +
 	"\vGetExercise\x12).exercisedb.catalog.v1.GetExerciseRequest\x1a*.exercisedb.catalog.v1.GetExerciseResponse\x12j\n" +
@@ -1197,7 +1293,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\vListMuscles\x12).exercisedb.catalog.v1.ListMusclesRequest\x1a*.exercisedb.catalog.v1.ListMusclesResponse\x12v\n" +
 	"\x11ListExerciseTypes\x12/.exercisedb.catalog.v1.ListExerciseTypesRequest\x1a0.exercisedb.catalog.v1.ListExerciseTypesResponse\x12m\n" +
 	"\x0eListEquipments\x12,.exercisedb.catalog.v1.ListEquipmentsRequest\x1a-.exercisedb.catalog.v1.ListEquipmentsResponse\x12s\n" +
-	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponseBFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
+	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponse\x12o\n" +
+	"\x0eWatchCatalogue\x12,.exercisedb.catalog.v1.WatchCatalogueRequest\x1a-.exercisedb.catalog.v1.WatchCatalogueResponse0\x01BFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
 
 var (
 	file_exercisedb_catalog_v1_catalog_proto_rawDescOnce sync.Once
@@ -1211,7 +1308,7 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 	return file_exercisedb_catalog_v1_catalog_proto_rawDescData
 }
 
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(*Exercise)(nil),                  // 0: exercisedb.catalog.v1.Exercise
 	(*ExerciseFilter)(nil),            // 1: exercisedb.catalog.v1.ExerciseFilter
@@ -1231,6 +1328,8 @@ var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(*ListEquipmentsResponse)(nil),    // 15: exercisedb.catalog.v1.ListEquipmentsResponse
 	(*ListDifficultiesRequest)(nil),   // 16: exercisedb.catalog.v1.ListDifficultiesRequest
 	(*ListDifficultiesResponse)(nil),  // 17: exercisedb.catalog.v1.ListDifficultiesResponse
+	(*WatchCatalogueRequest)(nil),     // 18: exercisedb.catalog.v1.WatchCatalogueRequest
+	(*WatchCatalogueResponse)(nil),    // 19: exercisedb.catalog.v1.WatchCatalogueResponse
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	1,  // 0: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
@@ -1245,15 +1344,17 @@ var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	12, // 9: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
 	14, // 10: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
 	16, // 11: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	3,  // 12: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	5,  // 13: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	7,  // 14: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	10, // 15: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	13, // 16: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	15, // 17: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	17, // 18: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	12, // [12:19] is the sub-list for method output_type
-	5,  // [5:12] is the sub-list for method input_type
+	18, // 12: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	3,  // 13: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	5,  // 14: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	7,  // 15: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	10, // 16: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	13, // 17: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	15, // 18: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	17, // 19: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	19, // 20: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	13, // [13:21] is the sub-list for method output_type
+	5,  // [5:13] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
 	5,  // [5:5] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
@@ -1270,7 +1371,7 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

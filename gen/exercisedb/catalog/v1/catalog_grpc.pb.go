@@ -29,6 +29,7 @@ const (
 	CatalogService_ListExerciseTypes_FullMethodName = "/exercisedb.catalog.v1.CatalogService/ListExerciseTypes"
 	CatalogService_ListEquipments_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/ListEquipments"
 	CatalogService_ListDifficulties_FullMethodName  = "/exercisedb.catalog.v1.CatalogService/ListDifficulties"
+	CatalogService_WatchCatalogue_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/WatchCatalogue"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -58,6 +59,10 @@ type CatalogServiceClient interface {
 	ListEquipments(ctx context.Context, in *ListEquipmentsRequest, opts ...grpc.CallOption) (*ListEquipmentsResponse, error)
 	// ListDifficulties returns the difficulty vocabulary, easiest first.
 	ListDifficulties(ctx context.Context, in *ListDifficultiesRequest, opts ...grpc.CallOption) (*ListDifficultiesResponse, error)
+	// WatchCatalogue sends the version of the catalogue being served at once,
+	// then again each time it changes, so that clients can drop what they
+	// cached from an older version the moment it is replaced.
+	WatchCatalogue(ctx context.Context, in *WatchCatalogueRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCatalogueResponse], error)
 }
 
 type catalogServiceClient struct {
@@ -138,6 +143,25 @@ func (c *catalogServiceClient) ListDifficulties(ctx context.Context, in *ListDif
 	return out, nil
 }
 
+func (c *catalogServiceClient) WatchCatalogue(ctx context.Context, in *WatchCatalogueRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCatalogueResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &CatalogService_ServiceDesc.Streams[0], CatalogService_WatchCatalogue_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchCatalogueRequest, WatchCatalogueResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type CatalogService_WatchCatalogueClient = grpc.ServerStreamingClient[WatchCatalogueResponse]
+
 // CatalogServiceServer is the server API for CatalogService service.
 // All implementations must embed UnimplementedCatalogServiceServer
 // for forward compatibility.
@@ -165,6 +189,10 @@ type CatalogServiceServer interface {
 	ListEquipments(context.Context, *ListEquipmentsRequest) (*ListEquipmentsResponse, error)
 	// ListDifficulties returns the difficulty vocabulary, easiest first.
 	ListDifficulties(context.Context, *ListDifficultiesRequest) (*ListDifficultiesResponse, error)
+	// WatchCatalogue sends the version of the catalogue being served at once,
+	// then again each time it changes, so that clients can drop what they
+	// cached from an older version the moment it is replaced.
+	WatchCatalogue(*WatchCatalogueRequest, grpc.ServerStreamingServer[WatchCatalogueResponse]) error
 	mustEmbedUnimplementedCatalogServiceServer()
 }
 
@@ -195,6 +223,9 @@ func (UnimplementedCatalogServiceServer) ListEquipments(context.Context, *ListEq
 }
 func (UnimplementedCatalogServiceServer) ListDifficulties(context.Context, *ListDifficultiesRequest) (*ListDifficultiesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDifficulties not implemented")
+}
+func (UnimplementedCatalogServiceServer) WatchCatalogue(*WatchCatalogueRequest, grpc.ServerStreamingServer[WatchCatalogueResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchCatalogue not implemented")
 }
 func (UnimplementedCatalogServiceServer) mustEmbedUnimplementedCatalogServiceServer() {}
 func (UnimplementedCatalogServiceServer) testEmbeddedByValue()                        {}
@@ -343,6 +374,17 @@ func _CatalogService_ListDifficulties_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CatalogService_WatchCatalogue_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchCatalogueRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(CatalogServiceServer).WatchCatalogue(m, &grpc.GenericServerStream[WatchCatalogueRequest, WatchCatalogueResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type CatalogService_WatchCatalogueServer = grpc.ServerStreamingServer[WatchCatalogueResponse]
+
 // CatalogService_ServiceDesc is the grpc.ServiceDesc for CatalogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -379,6 +421,12 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _CatalogService_ListDifficulties_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchCatalogue",
+			Handler:       _CatalogService_WatchCatalogue_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "exercisedb/catalog/v1/catalog.proto",
 }

@@ -1,0 +1,83 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// reference is what encoding/json writes, HTML escaping off.
+func reference(t *testing.T, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// FuzzEncode holds the hand-written encoder equal to encoding/json for
+// arbitrary strings in every position of a listing and of one exercise.
+func FuzzEncode(f *testing.F) {
+	f.Add("abc123", "barbell bench press", "chest", "https://m/x.gif?a=1&b=<2>", "", 3, true)
+	f.Add("q\"\\", "tab\there\nnew\rline\b\f\x00\x1f", "\u2028\u2029", "é ü ✓ 𝄞", "next", 0, false)
+	f.Add("\xff\xfe", "half \xe2\x82", "ok", "", "\x7f", -1, true)
+	f.Fuzz(func(t *testing.T, id, name, part, image, next string, total int, more bool) {
+		x := exerciseJSON{
+			ExerciseID: id, Name: name, Equipments: []string{part, name}, BodyParts: []string{part},
+			ExerciseTypes: []string{}, Difficulty: next, TargetMuscles: []string{image}, SecondaryMuscles: nil, ImageURL: image,
+		}
+		var cursor *string
+		if next != "" {
+			cursor = &next
+		}
+		for _, v := range []any{
+			listBody{Success: more, Meta: meta{Total: total, HasNextPage: more, NextCursor: cursor, PreviousCursor: &id}, Data: []exerciseJSON{x, x}},
+			listBody{Success: true, Data: []exerciseJSON{}},
+			listBody{},
+			exerciseBody{Success: true, Data: x},
+		} {
+			got, err := encode(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := reference(t, v); !bytes.Equal(got, want) {
+				t.Fatalf("encode(%#v)\n got %s\nwant %s", v, got, want)
+			}
+		}
+	})
+}
+
+func BenchmarkEncodeList(b *testing.B) {
+	x := exerciseJSON{
+		ExerciseID: "humnn3ws", Name: "barbell bench press", Equipments: []string{"barbell", "bench"}, BodyParts: []string{"chest"},
+		ExerciseTypes: []string{"strength"}, Difficulty: "intermediate", TargetMuscles: []string{"pectoralis major"},
+		SecondaryMuscles: []string{"anterior deltoid", "triceps brachii"}, ImageURL: "https://media.example.com/gif/360p/exercises/humnn3ws.gif",
+	}
+	next := "humnn3ws"
+	page := listBody{Success: true, Meta: meta{Total: 92, HasNextPage: true, NextCursor: &next}}
+	for range 10 {
+		page.Data = append(page.Data, x)
+	}
+	b.Run("hand-written", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := encode(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package systemtest
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+)
+
+// TestResponseCache checks that a repeated request is answered without the
+// catalog, and that a new catalogue version drops what was cached at once.
+func TestResponseCache(t *testing.T) {
+	s := start(t, options{cache: true})
+	listing := request{path: "/api/v1/exercises/bodyparts?bodyParts=chest&limit=2", keyID: "key_pro"}
+	calls := func() int { return strings.Count(s.log.String(), "CatalogService/ListExercises") }
+
+	// Until the watch has reported a version nothing is cached.
+	deadline := time.Now().Add(10 * time.Second)
+	for s.cache.Len() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the cache never learnt the catalogue version")
+		}
+		s.do(t, listing)
+	}
+	before := calls()
+	first, body := s.do(t, listing)
+	again, bodyAgain := s.do(t, listing)
+	if calls() != before {
+		t.Errorf("cached requests reached the catalog: %d calls, want %d", calls(), before)
+	}
+	if first.StatusCode != 200 || string(body) != string(bodyAgain) || first.Header.Get("ETag") != again.Header.Get("ETag") {
+		t.Errorf("cached response differs: %d %s vs %s", first.StatusCode, body, bodyAgain)
+	}
+	if again.Header.Get("X-Ratelimit-Remaining") == first.Header.Get("X-Ratelimit-Remaining") {
+		t.Error("a cached response skipped the rate limiter")
+	}
+	if r, _ := s.do(t, request{path: listing.path, keyID: "key_basic"}); r.Header.Get("ETag") == "" || calls() != before+1 {
+		t.Errorf("another record cap shared the entry: %d calls", calls())
+	}
+
+	// A new catalogue: the watch reports it and the next request reaches it.
+	data, err := os.ReadFile("testdata/catalogue.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := exercise.Load([]byte(strings.Replace(string(data), `"name": "plank"`, `"name": "front plank"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.svc.Swap(next)
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		r, _ := s.do(t, listing)
+		if strings.Contains(r.Header.Get("ETag"), next.Version()) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still served %s after the catalogue changed to %s", r.Header.Get("ETag"), next.Version())
+		}
+	}
+}
