@@ -34,6 +34,10 @@ func main() {
 
 // run starts the servers, loads the catalogue, and serves until ctx ends.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	// Take SIGHUP over first: its default action would kill the process.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
@@ -80,8 +84,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		<-ctx.Done()
 		return nil
 	}
+	reloads := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "exercisedb_catalog_reloads_total", Help: "Reloads of the catalogue file, by result.",
+	}, []string{"result"})
+	reg.MustRegister(reloads)
+	follow := follower{path: cfg.Data, hup: hup, svc: svc, log: log, reloads: reloads}
 	err = serve.Phased(ctx, []func(context.Context) error{
 		load,
+		follow.run,
 		func(ctx context.Context) error { return serve.GRPC(ctx, grpcLn, grpcSrv, cfg.ShutdownTimeout) },
 	}, func(ctx context.Context) error {
 		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)

@@ -3,27 +3,14 @@ package keys
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"github.com/exercisedb/exercisedb/pkg/filewatch"
 )
-
-// debounce is how long Watch waits after the last change to the keys file
-// before it reloads, so that one save, which an editor or a ConfigMap update
-// makes in several steps, gives one reload.
-const debounce = 100 * time.Millisecond
-
-// configMapData is the symlink that Kubernetes swaps atomically when a
-// mounted ConfigMap or Secret changes: the file itself is a symlink to
-// ..data/<name> and does not change.
-const configMapData = "..data"
 
 // Store holds the keys file's current Set and replaces it when the file
 // changes. It is safe for concurrent use: requests call Current while Reload
@@ -122,72 +109,20 @@ func load(path string) (*Set, [sha256.Size]byte, error) {
 // Watch reloads the keys file on every value received from hup, and when the
 // file changes, until ctx ends; then it returns nil. The caller wires hup
 // with signal.Notify(hup, syscall.SIGHUP); a nil hup is never ready. Call
-// Watch once per Store.
-//
-// Changes are seen through fsnotify on the file's directory, not on the file,
-// so that a file replaced by rename (editors, mv, Append) or a Kubernetes
-// ConfigMap whose ..data symlink is swapped is still followed. Events for
-// other names in the directory are ignored, and a burst of events gives one
-// reload about 100ms after the last. If the file is a symlink whose target
-// lies in another directory (other than the ConfigMap layout), changes to
-// the target are not seen: send SIGHUP.
-//
-// Watch returns an error at once if it cannot watch the directory (for
-// example when inotify instances are exhausted); nothing is watched then,
-// not even hup.
+// Watch once per Store. How changes are seen, and what is not seen, is
+// filewatch.Watch's.
 func (s *Store) Watch(ctx context.Context, hup <-chan os.Signal) error {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("watch keys file: %w", err)
-	}
-	defer w.Close()
-	dir, base := filepath.Dir(s.path), filepath.Base(s.path)
-	if err := w.Add(dir); err != nil {
-		return fmt.Errorf("watch keys file directory: %w", err)
-	}
-	// The file may have changed between Open and the start of the watch.
-	s.reloadIfChanged()
-	if s.watching != nil {
-		s.watching()
-	}
-
-	timer := time.NewTimer(debounce)
-	timer.Stop()
-	defer timer.Stop()
-	var fire <-chan time.Time // nil while no reload is pending
-	schedule := func() {
-		timer.Reset(debounce)
-		fire = timer.C
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case _, ok := <-hup:
-			if !ok {
-				hup = nil
-				continue
-			}
-			s.log.Info("reloading keys file on signal", "path", s.path)
-			s.Reload() // logs its own error
-		case ev, ok := <-w.Events:
-			if !ok {
-				return errors.New("watch keys file: the watcher closed")
-			}
-			if name := filepath.Base(ev.Name); (name == base || name == configMapData) && ev.Op != fsnotify.Chmod {
-				schedule()
-			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return errors.New("watch keys file: the watcher closed")
-			}
-			s.log.Warn("watching keys file", "path", s.path, "err", err)
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				schedule() // events were lost; one of them may have been ours
-			}
-		case <-fire:
-			fire = nil
-			s.Reload() // logs its own error
+	started := func() {
+		// The file may have changed between Open and the start of the watch.
+		s.reloadIfChanged()
+		if s.watching != nil {
+			s.watching()
 		}
 	}
+	return filewatch.Watch(ctx, s.path, hup, s.log, started, func(why filewatch.Reason) {
+		if why == filewatch.Signal {
+			s.log.Info("reloading keys file on signal", "path", s.path)
+		}
+		s.Reload() // logs its own error
+	})
 }
