@@ -40,23 +40,25 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 
 		client := c.ClientIP()
 		if wait, blocked := a.Failures.Blocked(client); blocked {
+			a.metrics.authFailures.WithLabelValues("blocked").Inc()
 			e := apierror.New(http.StatusTooManyRequests, "Too many failed authentications from your address; retry in %s.", seconds(wait))
 			e.RetryAfter = wait
 			a.fail(c, e)
 			return
 		}
 		presented := c.GetHeader(headerKey)
-		var msg string
+		var msg, reason string
 		key, found := a.Keys().Lookup(presented)
 		switch {
 		case presented == "":
-			msg = "Missing API key: send it in the " + headerKey + " header."
+			msg, reason = "Missing API key: send it in the "+headerKey+" header.", "missing"
 		case !found:
-			msg = "Invalid API key."
+			msg, reason = "Invalid API key.", "invalid"
 		case key.Disabled:
-			msg = "This API key is disabled."
+			msg, reason = "This API key is disabled.", "disabled"
 		}
 		if msg != "" {
+			a.metrics.authFailures.WithLabelValues(reason).Inc()
 			a.Failures.Fail(client)
 			a.fail(c, apierror.New(http.StatusUnauthorized, "%s", msg))
 			return
@@ -88,6 +90,7 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 				return
 			}
 			a.limitHeaders(c.Writer.Header(), p, d)
+			a.metrics.limits.WithLabelValues(product.Name, p.Name, decisionResult(d)).Inc()
 			if !d.Allowed {
 				e := apierror.New(http.StatusTooManyRequests, "%s", refusal(p, d))
 				e.RetryAfter = d.RetryAfter
@@ -141,4 +144,16 @@ func (a *api) quotaWindow(period limit.Period) int {
 	now := a.Now().UTC()
 	days := time.Date(now.Year(), now.Month()+1, 0, 0, 0, 0, 0, time.UTC).Day()
 	return days * 24 * 60 * 60
+}
+
+// decisionResult names a decision for the metrics.
+func decisionResult(d limit.Decision) string {
+	switch {
+	case d.Allowed:
+		return "allowed"
+	case d.Quota != nil && d.Quota.RetryAfter > 0:
+		return "quota_exhausted"
+	default:
+		return "rate_limited"
+	}
 }

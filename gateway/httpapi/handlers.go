@@ -227,10 +227,12 @@ func (a *api) cached(c *gin.Context) {
 	st := stateOf(c)
 	key := st.product.Name + "\x00" + c.Request.URL.Path + "\x00" + c.Request.URL.RawQuery + "\x00" + strconv.Itoa(st.plan.RecordCap)
 	if e, ok := a.Cache.Get(key); ok {
+		a.metrics.cache.WithLabelValues("hit").Inc()
 		a.send(c, e)
 		c.Abort()
 		return
 	}
+	a.metrics.cache.WithLabelValues("miss").Inc()
 	st.cacheKey = key
 }
 

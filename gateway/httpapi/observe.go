@@ -63,8 +63,11 @@ func requestIDOf(c *gin.Context) string { return stateOf(c).requestID }
 
 // metrics are the request metrics of the public API.
 type metrics struct {
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	limits       *prometheus.CounterVec
+	authFailures *prometheus.CounterVec
+	cache        *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -78,9 +81,21 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help:    "Time to answer a request, by route.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
 		}, []string{"route"}),
+		limits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_limit_decisions_total",
+			Help: "Rate limit and quota decisions of limited plans, by product, plan and result (allowed, rate_limited, quota_exhausted).",
+		}, []string{"product", "plan", "result"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_auth_failures_total",
+			Help: "Requests refused before authentication, by reason (missing, invalid, disabled, blocked).",
+		}, []string{"reason"}),
+		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_response_cache_total",
+			Help: "Response cache lookups, by result (hit, miss).",
+		}, []string{"result"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.latency)
+		reg.MustRegister(m.requests, m.latency, m.limits, m.authFailures, m.cache)
 	}
 	return m
 }

@@ -48,6 +48,8 @@ var clock = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 // system is the catalog and the gateway in one process.
 type system struct {
+	reg     *prometheus.Registry // the gateway's metrics
+	catReg  *prometheus.Registry // the catalog's metrics
 	svc     *grpcapi.Service
 	cache   *respcache.Cache
 	handler http.Handler
@@ -92,11 +94,11 @@ func start(t testing.TB, opts options) *system {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &system{log: &syncBuffer{}, svc: &grpcapi.Service{}}
+	s := &system{log: &syncBuffer{}, svc: &grpcapi.Service{}, reg: prometheus.NewRegistry(), catReg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(s.log, nil))
 	svc := s.svc
 	svc.Swap(cat)
-	srv, health := grpcapi.NewServer(svc, log, prometheus.NewRegistry())
+	srv, health := grpcapi.NewServer(svc, log, s.catReg)
 	grpcapi.SetServing(health, true)
 	ln := bufconn.Listen(1 << 20)
 	go srv.Serve(ln)
@@ -156,7 +158,7 @@ func start(t testing.TB, opts options) *system {
 		Catalog:  catalogClient,
 		DocsURL:  cfg.DocsURL,
 		Log:      log,
-		Metrics:  prometheus.NewRegistry(),
+		Metrics:  s.reg,
 		Now:      now,
 		Cache:    s.cache,
 	})
