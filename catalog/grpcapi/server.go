@@ -27,12 +27,13 @@ const RequestIDHeader = "x-request-id"
 const ServiceName = "exercisedb.catalog.v1.CatalogService"
 
 // NewServer returns a gRPC server offering svc, grpc.health.v1 and server
-// reflection, logging every call to log and counting calls in reg. Health
-// starts NOT_SERVING: the caller sets SERVING once a catalogue is loaded.
-func NewServer(svc *Service, log *slog.Logger, reg prometheus.Registerer) (*grpc.Server, *health.Server) {
+// reflection, logging every call to log and counting calls in reg; opts
+// are added (for example a tracing stats handler). Health starts
+// NOT_SERVING: the caller sets SERVING once a catalogue is loaded.
+func NewServer(svc *Service, log *slog.Logger, reg prometheus.Registerer, opts ...grpc.ServerOption) (*grpc.Server, *health.Server) {
 	metrics := grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
 	reg.MustRegister(metrics, newCatalogueCollector(svc))
-	srv := grpc.NewServer(
+	srv := grpc.NewServer(append([]grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(metrics.UnaryServerInterceptor(), unaryLog(log)),
 		grpc.ChainStreamInterceptor(metrics.StreamServerInterceptor(), streamLog(log)),
 		// Profiles of the hot path: reflection-free marshalling, calls
@@ -41,7 +42,7 @@ func NewServer(svc *Service, log *slog.Logger, reg prometheus.Registerer) (*grpc
 		grpc.ForceServerCodecV2(vtcodec.Codec{}),
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.SharedWriteBuffer(true),
-	)
+	}, opts...)...)
 	catalogv1.RegisterCatalogServiceServer(srv, svc)
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)

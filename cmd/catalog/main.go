@@ -15,12 +15,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/serve"
+	"github.com/exercisedb/exercisedb/pkg/telemetry"
 )
 
 func main() {
@@ -45,10 +48,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	log := cfg.logger(stderr)
 	log.Info("catalog starting", "config", cfg)
 
+	shutdownTracing, err := telemetry.Setup(ctx, "catalog", getenv)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer shutdownTracing(context.WithoutCancel(ctx))
+	var grpcOpts []grpc.ServerOption
+	if telemetry.Enabled(getenv) {
+		grpcOpts = append(grpcOpts, grpc.StatsHandler(otelgrpc.NewServerHandler()))
+	}
+
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	svc := &grpcapi.Service{}
-	grpcSrv, health := grpcapi.NewServer(svc, log, reg)
+	grpcSrv, health := grpcapi.NewServer(svc, log, reg, grpcOpts...)
 	var draining atomic.Bool
 	ready := func() error {
 		switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin"
 
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/gateway/keys"
@@ -37,6 +38,9 @@ type Deps struct {
 	// Cache, if not nil, keeps rendered responses of the current
 	// catalogue version.
 	Cache *respcache.Cache
+	// Tracing starts a span per request (OpenTelemetry's global tracer
+	// provider), continuing the caller's trace context.
+	Tracing bool
 }
 
 // api holds the dependencies of the handlers.
@@ -60,6 +64,9 @@ func New(d Deps) (http.Handler, error) {
 	if err := e.SetTrustedProxies(d.TrustedProxies); err != nil {
 		return nil, err
 	}
+	if d.Tracing {
+		e.Use(otelgin.Middleware("gateway"))
+	}
 	e.Use(a.requestID, a.observe, a.recover)
 	e.NoRoute(a.noRoute)
 	e.NoMethod(a.noMethod)
@@ -75,6 +82,7 @@ func New(d Deps) (http.Handler, error) {
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
 		e.Handle(m, "/docs/errors/code/:code", a.errorDoc)
 		e.Handle(m, "/docs/errors", a.errorIndex)
+		e.Handle(m, "/openapi.json", a.openAPI)
 	}
 	return e, nil
 }

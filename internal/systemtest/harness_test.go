@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/test/bufconn"
 
@@ -80,6 +81,7 @@ type options struct {
 	catalogDown bool // the gateway's catalog connection leads nowhere
 	nilCatalog  bool // no catalog client at all: every catalog call panics
 	cache       bool // a response cache that follows the catalogue version
+	tracing     bool // OpenTelemetry on both sides (global provider)
 }
 
 // start runs the catalog (testdata/catalogue.json) over bufconn and the
@@ -94,13 +96,19 @@ func start(t testing.TB, opts options) *system {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln := bufconn.Listen(1 << 20)
 	s := &system{log: &syncBuffer{}, svc: &grpcapi.Service{}, reg: prometheus.NewRegistry(), catReg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(s.log, nil))
 	svc := s.svc
 	svc.Swap(cat)
-	srv, health := grpcapi.NewServer(svc, log, s.catReg)
+	var serverOpts []grpc.ServerOption
+	clientOpts := []grpc.DialOption{grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return ln.DialContext(ctx) })}
+	if opts.tracing {
+		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler()))
+		clientOpts = append(clientOpts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	}
+	srv, health := grpcapi.NewServer(svc, log, s.catReg, serverOpts...)
 	grpcapi.SetServing(health, true)
-	ln := bufconn.Listen(1 << 20)
 	go srv.Serve(ln)
 	s.catalog = srv
 	t.Cleanup(srv.Stop)
@@ -108,8 +116,7 @@ func start(t testing.TB, opts options) *system {
 		srv.Stop()
 	}
 
-	client, err := catalogclient.New("passthrough:///bufnet", 2*time.Second,
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return ln.DialContext(ctx) }))
+	client, err := catalogclient.New("passthrough:///bufnet", 2*time.Second, clientOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +168,7 @@ func start(t testing.TB, opts options) *system {
 		Metrics:  s.reg,
 		Now:      now,
 		Cache:    s.cache,
+		Tracing:  opts.tracing,
 	})
 	if err != nil {
 		t.Fatal(err)
