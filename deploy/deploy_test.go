@@ -1,0 +1,130 @@
+// Package deploy holds the deployment files (docker compose, Kubernetes)
+// and the tests that keep them valid where no container engine runs.
+package deploy
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"slices"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/gateway/keys"
+)
+
+func noEnv(string) string { return "" }
+
+// TestCompose parses docker-compose.yml and checks the shape the docs
+// promise: Redis, two catalogs, two gateways on Redis, health checks.
+func TestCompose(t *testing.T) {
+	data, err := os.ReadFile("../docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compose struct {
+		Services map[string]struct {
+			Build struct {
+				Args map[string]string `yaml:"args"`
+			} `yaml:"build"`
+			Image  string `yaml:"image"`
+			Deploy struct {
+				Replicas int `yaml:"replicas"`
+			} `yaml:"deploy"`
+			Healthcheck struct {
+				Test []string `yaml:"test"`
+			} `yaml:"healthcheck"`
+			DependsOn map[string]struct {
+				Condition string `yaml:"condition"`
+			} `yaml:"depends_on"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(data, &compose); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name, s := range compose.Services {
+		names = append(names, name)
+		if len(s.Healthcheck.Test) == 0 {
+			t.Errorf("service %s has no health check", name)
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"catalog", "gateway", "redis"}) {
+		t.Fatalf("services = %v", names)
+	}
+	for _, name := range []string{"catalog", "gateway"} {
+		s := compose.Services[name]
+		if s.Deploy.Replicas != 2 || s.Build.Args["CMD"] != name {
+			t.Errorf("%s: %d replicas, built from cmd/%s; want 2 from cmd/%s", name, s.Deploy.Replicas, s.Build.Args["CMD"], name)
+		}
+	}
+	for _, dep := range []string{"catalog", "redis"} {
+		if compose.Services["gateway"].DependsOn[dep].Condition != "service_healthy" {
+			t.Errorf("the gateway does not wait for a healthy %s", dep)
+		}
+	}
+	cfg, err := config.Load("compose/gateway.yaml", noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Catalog.Target != "dns:///catalog:9090" || cfg.RateLimit.Store != "redis" || cfg.RateLimit.RedisURL != "redis://redis:6379/0" {
+		t.Errorf("compose gateway: catalog %q, store %q at %q", cfg.Catalog.Target, cfg.RateLimit.Store, cfg.RateLimit.RedisURL)
+	}
+	if _, err := os.Stat(cfg.KeysFile); err != nil {
+		t.Errorf("compose keys file: %v", err)
+	}
+}
+
+// TestKubernetes parses the Kubernetes example, and the configuration and
+// keys its ConfigMap carries.
+func TestKubernetes(t *testing.T) {
+	data, err := os.ReadFile("k8s/exercisedb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var kinds []string
+	for {
+		var doc struct {
+			Kind     string `yaml:"kind"`
+			Metadata struct {
+				Name string `yaml:"name"`
+			} `yaml:"metadata"`
+			Spec struct {
+				ClusterIP string `yaml:"clusterIP"`
+			} `yaml:"spec"`
+			Data map[string]string `yaml:"data"`
+		}
+		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, doc.Kind+"/"+doc.Metadata.Name)
+		switch doc.Kind + "/" + doc.Metadata.Name {
+		case "Service/catalog":
+			if doc.Spec.ClusterIP != "None" {
+				t.Error("the catalog Service must be headless for dns:/// round-robin")
+			}
+		case "ConfigMap/gateway":
+			cfg, err := config.Parse([]byte(doc.Data["gateway.yaml"]), noEnv)
+			if err != nil {
+				t.Errorf("ConfigMap gateway.yaml: %v", err)
+			} else if cfg.Catalog.Target != "dns:///catalog:9090" {
+				t.Errorf("ConfigMap gateway.yaml: catalog target %q", cfg.Catalog.Target)
+			}
+			if _, err := keys.Parse([]byte(doc.Data["keys.yaml"])); err != nil {
+				t.Errorf("ConfigMap keys.yaml: %v", err)
+			}
+		}
+	}
+	slices.Sort(kinds)
+	want := []string{"ConfigMap/gateway", "Deployment/catalog", "Deployment/gateway", "Service/catalog", "Service/gateway"}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("objects = %v, want %v", kinds, want)
+	}
+}
