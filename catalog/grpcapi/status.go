@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -50,7 +51,7 @@ func toStatus(err error) error {
 		msg := "invalid argument:"
 		for i, v := range bad.Violations {
 			path := fieldPaths[v.Field]
-			desc := fmt.Sprintf("%q %s", v.Value, v.Description)
+			desc := fmt.Sprintf("%q %s", shorten(v.Value), v.Description)
 			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: path, Description: desc})
 			if i > 0 {
 				msg += ";"
@@ -93,4 +94,18 @@ func (e *internalError) Unwrap() error { return e.err }
 // GRPCStatus makes the caller see a fixed message.
 func (e *internalError) GRPCStatus() *status.Status {
 	return status.New(codes.Internal, "internal error")
+}
+
+// shorten keeps an echoed value readable: a 3,000-character name is not
+// worth repeating in full.
+func shorten(v string) string {
+	const max = 64
+	if len(v) <= max {
+		return v
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "..."
 }
