@@ -2,6 +2,7 @@ package systemtest
 
 import (
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
@@ -29,16 +30,22 @@ func TestTracePropagation(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	if err := provider.ForceFlush(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	kinds := map[trace.SpanKind]int{}
-	for _, span := range recorder.Ended() {
-		if span.SpanContext().TraceID().String() != traceID {
-			t.Errorf("span %q is in trace %s, not the caller's", span.Name(), span.SpanContext().TraceID())
-			continue
+	// The gateway's span ends just after the response is written: wait
+	// for the three spans, within a bound.
+	var kinds map[trace.SpanKind]int
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		kinds = map[trace.SpanKind]int{}
+		for _, span := range recorder.Ended() {
+			if span.SpanContext().TraceID().String() != traceID {
+				t.Fatalf("span %q is in trace %s, not the caller's", span.Name(), span.SpanContext().TraceID())
+			}
+			kinds[span.SpanKind()]++
 		}
-		kinds[span.SpanKind()]++
+		if len(recorder.Ended()) >= 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	// The gateway's and the catalog's server spans, the gateway's client span.
 	if kinds[trace.SpanKindServer] != 2 || kinds[trace.SpanKindClient] != 1 {

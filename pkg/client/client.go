@@ -1,0 +1,373 @@
+// Package client is a Go client of the exercise catalogue's public HTTP
+// API, the one the gateway serves (docs/gateway.md; the OpenAPI document
+// at /openapi.json). It has a typed method per operation, a typed *Error
+// for the error envelope, and iterators that follow a listing's cursors
+// page after page. It depends on neither the gateway nor the catalog.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// maxBody bounds the size of a response the client reads.
+const maxBody = 8 << 20
+
+// userAgent is sent with every request.
+const userAgent = "exercisedb-go-client/1"
+
+// Client calls the public API with one key. It is safe for concurrent
+// use.
+type Client struct {
+	base string // the base URL, without a trailing slash
+	key  string
+	host string // X-Gateway-Host, if not empty
+	hc   *http.Client
+}
+
+// An Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient makes the client send its requests with hc instead of
+// http.DefaultClient; use it to set timeouts or a transport.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) { c.hc = hc }
+}
+
+// WithGatewayHost sends host in the X-Gateway-Host header, which selects
+// the product; without it the gateway uses the host of the base URL.
+func WithGatewayHost(host string) Option {
+	return func(c *Client) { c.host = host }
+}
+
+// New returns a client of the API at baseURL (for example
+// "https://exercisedb.example.com") that sends key in X-Gateway-Key.
+// The base URL may have a path prefix but no query or fragment.
+func New(baseURL, key string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("client: base URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("client: base URL %q: want http or https, a host, and neither query nor fragment", baseURL)
+	}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), key: key, hc: http.DefaultClient}
+	for _, opt := range opts {
+		opt(c)
+	}
+	if c.hc == nil {
+		c.hc = http.DefaultClient
+	}
+	return c, nil
+}
+
+// Exercise is an exercise of the catalogue.
+type Exercise struct {
+	// ExerciseID identifies the exercise; listings are ordered by it and
+	// use it as their cursor.
+	ExerciseID       string   `json:"exerciseId"`
+	Name             string   `json:"name"`
+	Equipments       []string `json:"equipments"`
+	BodyParts        []string `json:"bodyParts"`
+	ExerciseTypes    []string `json:"exerciseTypes"`
+	Difficulty       string   `json:"difficulty"`
+	TargetMuscles    []string `json:"targetMuscles"`
+	SecondaryMuscles []string `json:"secondaryMuscles"`
+	// ImageURL is the exercise's image in the product's media kind (GIF or
+	// video); empty when the exercise has none.
+	ImageURL string `json:"imageUrl,omitempty"`
+}
+
+// Meta describes a page of a listing.
+type Meta struct {
+	// Total counts the exercises matching the filters, at most the plan's
+	// record cap.
+	Total int `json:"total"`
+	// HasNextPage and HasPreviousPage report whether matching, reachable
+	// exercises lie after and before the page.
+	HasNextPage     bool `json:"hasNextPage"`
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// NextCursor is the value of after for the next page, PreviousCursor
+	// the value of before for the previous one; empty when there is none
+	// (null in the JSON).
+	NextCursor     string `json:"nextCursor"`
+	PreviousCursor string `json:"previousCursor"`
+}
+
+// Page is one page of a listing.
+type Page struct {
+	Meta      Meta       `json:"meta"`
+	Exercises []Exercise `json:"data"`
+}
+
+// ExerciseType is an entry of the exercise types list.
+type ExerciseType struct {
+	Name string `json:"name"`
+	// ImageURL is the type's image in the product's media kind.
+	ImageURL string `json:"imageUrl"`
+}
+
+// BodyPart is an entry of the body parts list: a value of the BodyParts
+// filters.
+type BodyPart struct {
+	Name string `json:"name"`
+}
+
+// Muscle is an entry of the muscles list: a value of the TargetMuscles
+// and SecondaryMuscles filters.
+type Muscle struct {
+	Name string `json:"name"`
+}
+
+// Equipment is an entry of the equipments list: a value of the Equipments
+// filter.
+type Equipment struct {
+	Name string `json:"name"`
+}
+
+// Query selects a page of the general listing (ListExercises, Exercises).
+// Values within one filter are alternatives (any of them matches);
+// different filters must all match. Zero fields are not sent.
+type Query struct {
+	BodyParts        []string
+	Equipments       []string
+	Difficulty       []string
+	ExerciseTypes    []string
+	TargetMuscles    []string
+	SecondaryMuscles []string
+	// Name keeps exercises whose name contains it, ignoring case, spaces
+	// and punctuation.
+	Name string
+	// Limit is the page size, 1 to 25; zero means the API's default, 10.
+	Limit int
+	// After asks for the page after this exercise id (a NextCursor),
+	// Before for the page before it (a PreviousCursor). At most one.
+	After, Before string
+}
+
+// BodyPartsQuery selects a page of the listing by body parts
+// (ListExercisesByBodyParts, ExercisesByBodyParts). Zero fields are not
+// sent.
+type BodyPartsQuery struct {
+	// BodyParts are alternatives; none lists every exercise.
+	BodyParts []string
+	// Limit is the page size, 1 to 25; zero means the API's default, 10.
+	Limit int
+	// After and Before are cursors, as in Query.
+	After, Before string
+}
+
+func (q Query) values() url.Values {
+	v := url.Values{}
+	for name, list := range map[string][]string{
+		"bodyParts": q.BodyParts, "equipments": q.Equipments, "difficulty": q.Difficulty,
+		"exerciseTypes": q.ExerciseTypes, "targetMuscles": q.TargetMuscles, "secondaryMuscles": q.SecondaryMuscles,
+	} {
+		if len(list) > 0 {
+			v.Set(name, strings.Join(list, ","))
+		}
+	}
+	if q.Name != "" {
+		v.Set("name", q.Name)
+	}
+	paging(v, q.Limit, q.After, q.Before)
+	return v
+}
+
+func (q BodyPartsQuery) values() url.Values {
+	v := url.Values{}
+	if len(q.BodyParts) > 0 {
+		v.Set("bodyParts", strings.Join(q.BodyParts, ","))
+	}
+	paging(v, q.Limit, q.After, q.Before)
+	return v
+}
+
+func paging(v url.Values, limit int, after, before string) {
+	if limit != 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	if after != "" {
+		v.Set("after", after)
+	}
+	if before != "" {
+		v.Set("before", before)
+	}
+}
+
+// ListExercises returns one page of the general listing
+// (GET /api/v1/exercises).
+func (c *Client) ListExercises(ctx context.Context, q Query) (*Page, error) {
+	var p Page
+	if err := c.get(ctx, "/api/v1/exercises", q.values(), &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// ListExercisesByBodyParts returns one page of the listing by body parts
+// (GET /api/v1/exercises/bodyparts).
+func (c *Client) ListExercisesByBodyParts(ctx context.Context, q BodyPartsQuery) (*Page, error) {
+	var p Page
+	if err := c.get(ctx, "/api/v1/exercises/bodyparts", q.values(), &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Exercises iterates over the general listing from the page q selects,
+// following NextCursor until HasNextPage is false. A failed request ends
+// the iteration with its error (an *Error for an error response); nothing
+// is retried. Each range over the sequence starts again from q.
+func (c *Client) Exercises(ctx context.Context, q Query) iter.Seq2[Exercise, error] {
+	return walk(func(after string) (*Page, error) {
+		pq := q
+		if after != "" {
+			pq.After, pq.Before = after, ""
+		}
+		return c.ListExercises(ctx, pq)
+	})
+}
+
+// ExercisesByBodyParts iterates over the listing by body parts as
+// Exercises does over the general one.
+func (c *Client) ExercisesByBodyParts(ctx context.Context, q BodyPartsQuery) iter.Seq2[Exercise, error] {
+	return walk(func(after string) (*Page, error) {
+		pq := q
+		if after != "" {
+			pq.After, pq.Before = after, ""
+		}
+		return c.ListExercisesByBodyParts(ctx, pq)
+	})
+}
+
+// walk yields the exercises of the pages fetch returns: the first page
+// with after empty, then the page after each NextCursor.
+func walk(fetch func(after string) (*Page, error)) iter.Seq2[Exercise, error] {
+	return func(yield func(Exercise, error) bool) {
+		after := ""
+		for {
+			page, err := fetch(after)
+			if err != nil {
+				yield(Exercise{}, err)
+				return
+			}
+			for _, x := range page.Exercises {
+				if !yield(x, nil) {
+					return
+				}
+			}
+			if !page.Meta.HasNextPage {
+				return
+			}
+			if page.Meta.NextCursor == "" || page.Meta.NextCursor == after {
+				yield(Exercise{}, fmt.Errorf("client: the page after %q has a next page but no new nextCursor (%q)", after, page.Meta.NextCursor))
+				return
+			}
+			after = page.Meta.NextCursor
+		}
+	}
+}
+
+// Exercise returns the exercise with this id (GET /api/v1/exercises/{id}).
+func (c *Client) Exercise(ctx context.Context, id string) (*Exercise, error) {
+	if id == "" {
+		return nil, errors.New("client: empty exercise id")
+	}
+	var body struct {
+		Data Exercise `json:"data"`
+	}
+	if err := c.get(ctx, "/api/v1/exercises/"+url.PathEscape(id), nil, &body); err != nil {
+		return nil, err
+	}
+	return &body.Data, nil
+}
+
+// ExerciseTypes returns every exercise type (GET /api/v1/exercisetypes).
+func (c *Client) ExerciseTypes(ctx context.Context) ([]ExerciseType, error) {
+	return list[ExerciseType](ctx, c, "/api/v1/exercisetypes")
+}
+
+// BodyParts returns every body part (GET /api/v1/bodyparts).
+func (c *Client) BodyParts(ctx context.Context) ([]BodyPart, error) {
+	return list[BodyPart](ctx, c, "/api/v1/bodyparts")
+}
+
+// Muscles returns every muscle (GET /api/v1/muscles).
+func (c *Client) Muscles(ctx context.Context) ([]Muscle, error) {
+	return list[Muscle](ctx, c, "/api/v1/muscles")
+}
+
+// Equipments returns every piece of equipment (GET /api/v1/equipments).
+func (c *Client) Equipments(ctx context.Context) ([]Equipment, error) {
+	return list[Equipment](ctx, c, "/api/v1/equipments")
+}
+
+// Liveness returns the gateway's status, "ok" while it is up
+// (GET /api/v1/liveness).
+func (c *Client) Liveness(ctx context.Context) (string, error) {
+	var body struct {
+		Status string `json:"status"`
+	}
+	if err := c.get(ctx, "/api/v1/liveness", nil, &body); err != nil {
+		return "", err
+	}
+	return body.Status, nil
+}
+
+// list fetches a reference list.
+func list[T any](ctx context.Context, c *Client, path string) ([]T, error) {
+	var body struct {
+		Data []T `json:"data"`
+	}
+	if err := c.get(ctx, path, nil, &body); err != nil {
+		return nil, err
+	}
+	return body.Data, nil
+}
+
+// get sends a GET request and decodes a 200 response's body into out;
+// any other status is an *Error.
+func (c *Client) get(ctx context.Context, path string, query url.Values, out any) error {
+	target := c.base + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	req.Header.Set("X-Gateway-Key", c.key)
+	if c.host != "" {
+		req.Header.Set("X-Gateway-Host", c.host)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("client: GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err == nil && len(body) > maxBody {
+		err = fmt.Errorf("the response is larger than %d bytes", maxBody)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return responseError(resp, body)
+	}
+	if err != nil {
+		return fmt.Errorf("client: GET %s: %w", path, err)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("client: GET %s: decoding the response: %w", path, err)
+	}
+	return nil
+}
