@@ -626,7 +626,9 @@ func TestSIGTERMWaitsForRequestInFlight(t *testing.T) {
 		err error
 	}
 	inFlight := make(chan outcome, 1)
-	fresh, req := newClient(t), apiRequest(t, g, path, key, gifHost)
+	// Another query than the warm-up's: the response cache would answer
+	// the same one without calling the catalog.
+	fresh, req := newClient(t), apiRequest(t, g, path+"&difficulty=beginner", key, gifHost)
 	go func() {
 		r, err := do(fresh, req)
 		inFlight <- outcome{r, err}
