@@ -26,80 +26,108 @@ const (
 // by the router.
 func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		host := c.GetHeader(headerHost)
-		if host == "" {
-			host = c.Request.Host
-		}
-		product, ok := a.Products.ByHost(host)
-		if !ok {
-			a.fail(c, apierror.New(http.StatusNotFound, "No product is served at host %q; check the %s header.", host, headerHost))
-			return
-		}
 		st := stateOf(c)
-		st.product = product
-
-		client := c.ClientIP()
-		if wait, blocked := a.Failures.Blocked(client); blocked {
-			a.metrics.authFailures.WithLabelValues("blocked").Inc()
-			e := apierror.New(http.StatusTooManyRequests, "Too many failed authentications from your address; retry in %s.", seconds(wait))
-			e.RetryAfter = wait
-			a.fail(c, e)
+		err := a.resolveProduct(c, st)
+		if err == nil {
+			err = a.authenticate(c, st)
+		}
+		if err == nil {
+			err = a.authorize(st, op)
+		}
+		if err == nil {
+			err = a.takeLimits(c, st)
+		}
+		if err != nil {
+			a.fail(c, err)
 			return
-		}
-		presented := c.GetHeader(headerKey)
-		var msg, reason string
-		key, found := a.Keys().Lookup(presented)
-		switch {
-		case presented == "":
-			msg, reason = "Missing API key: send it in the "+headerKey+" header.", "missing"
-		case !found:
-			msg, reason = "Invalid API key.", "invalid"
-		case key.Disabled:
-			msg, reason = "This API key is disabled.", "disabled"
-		}
-		if msg != "" {
-			a.metrics.authFailures.WithLabelValues(reason).Inc()
-			a.Failures.Fail(client)
-			a.fail(c, apierror.New(http.StatusUnauthorized, "%s", msg))
-			return
-		}
-		st.keyID = key.ID
-
-		planName, subscribed := key.Products[product.Name]
-		if !subscribed {
-			a.fail(c, apierror.New(http.StatusForbidden, "Your API key has no subscription to the product %s.", product.Name))
-			return
-		}
-		p, ok := product.Plan(planName)
-		if !ok {
-			a.fail(c, &apierror.Error{Status: http.StatusForbidden, Code: apierror.CodeForbidden,
-				Message: fmt.Sprintf("Your plan %s is not offered by the product %s.", planName, product.Name),
-				Err:     fmt.Errorf("key %s names plan %q, which product %s does not configure", key.ID, planName, product.Name)})
-			return
-		}
-		st.plan = p
-		if !p.Allows(op) {
-			a.fail(c, apierror.New(http.StatusForbidden, "Your %s plan does not include the %s operation.", p.Name, op))
-			return
-		}
-
-		if p.Limited() {
-			d, err := a.Limits.Take(c, product.Name+"/"+key.ID, p.Rate, p.Quota)
-			if err != nil {
-				a.fail(c, apierror.Unavailable(time.Second, err, "Rate limits cannot be checked right now; retry in a second."))
-				return
-			}
-			a.limitHeaders(c.Writer.Header(), p, d)
-			a.metrics.limits.WithLabelValues(product.Name, p.Name, decisionResult(d)).Inc()
-			if !d.Allowed {
-				e := apierror.New(http.StatusTooManyRequests, "%s", refusal(p, d))
-				e.RetryAfter = d.RetryAfter
-				a.fail(c, e)
-				return
-			}
 		}
 		c.Next()
 	}
+}
+
+// resolveProduct finds the product from X-Gateway-Host, else Host.
+func (a *api) resolveProduct(c *gin.Context, st *state) error {
+	host := c.GetHeader(headerHost)
+	if host == "" {
+		host = c.Request.Host
+	}
+	product, ok := a.Products.ByHost(host)
+	if !ok {
+		return apierror.New(http.StatusNotFound, "No product is served at host %s; check the %s header.", show(host), headerHost)
+	}
+	st.product = product
+	return nil
+}
+
+// authenticate checks the key. Failures are counted per client address;
+// an address over the limit is refused whatever it sends, or a guesser
+// would still learn which guesses are right.
+func (a *api) authenticate(c *gin.Context, st *state) error {
+	client := c.ClientIP()
+	if wait, blocked := a.Failures.Blocked(client); blocked {
+		a.metrics.authFailures.WithLabelValues("blocked").Inc()
+		e := apierror.New(http.StatusTooManyRequests, "Too many failed authentications from your address; retry in %s.", seconds(wait))
+		e.RetryAfter = wait
+		return e
+	}
+	presented := c.GetHeader(headerKey)
+	var msg, reason string
+	key, found := a.Keys().Lookup(presented)
+	switch {
+	case presented == "":
+		msg, reason = "Missing API key: send it in the "+headerKey+" header.", "missing"
+	case !found:
+		msg, reason = "Invalid API key.", "invalid"
+	case key.Disabled:
+		msg, reason = "This API key is disabled.", "disabled"
+	default:
+		st.key = key
+		return nil
+	}
+	a.metrics.authFailures.WithLabelValues(reason).Inc()
+	a.Failures.Fail(client)
+	return apierror.New(http.StatusUnauthorized, "%s", msg)
+}
+
+// authorize finds the key's plan for the product and checks the operation.
+func (a *api) authorize(st *state, op plan.Operation) error {
+	product, key := st.product, st.key
+	planName, subscribed := key.Products[product.Name]
+	if !subscribed {
+		return apierror.New(http.StatusForbidden, "Your API key has no subscription to the product %s.", product.Name)
+	}
+	p, ok := product.Plan(planName)
+	if !ok {
+		return &apierror.Error{Status: http.StatusForbidden, Code: apierror.CodeForbidden,
+			Message: fmt.Sprintf("Your plan %s is not offered by the product %s.", planName, product.Name),
+			Err:     fmt.Errorf("key %s names plan %q, which product %s does not configure", key.ID, planName, product.Name)}
+	}
+	st.plan = p
+	if !p.Allows(op) {
+		return apierror.New(http.StatusForbidden, "Your %s plan does not include the %s operation.", p.Name, op)
+	}
+	return nil
+}
+
+// takeLimits counts the request against the plan's rate limit and quota,
+// per key and product, and sets the headers that describe them.
+func (a *api) takeLimits(c *gin.Context, st *state) error {
+	p := st.plan
+	if !p.Limited() {
+		return nil
+	}
+	d, err := a.Limits.Take(c, st.product.Name+"/"+st.key.ID, p.Rate, p.Quota)
+	if err != nil {
+		return apierror.Unavailable(time.Second, err, "Rate limits cannot be checked right now; retry in a second.")
+	}
+	a.limitHeaders(c.Writer.Header(), p, d)
+	a.metrics.limits.WithLabelValues(st.product.Name, p.Name, decisionResult(d)).Inc()
+	if !d.Allowed {
+		e := apierror.New(http.StatusTooManyRequests, "%s", refusal(p, d))
+		e.RetryAfter = d.RetryAfter
+		return e
+	}
+	return nil
 }
 
 // refusal explains a 429 in terms of the plan.

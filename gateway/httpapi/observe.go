@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 )
 
@@ -18,9 +19,9 @@ import (
 type state struct {
 	requestID string
 	product   *plan.Product // nil until the guard resolves it
-	keyID     string
-	plan      *plan.Plan // nil until the guard resolves it
-	cacheKey  string     // set when the response may be cached
+	key       keys.Key      // zero until the key is checked
+	plan      *plan.Plan    // nil until the guard resolves it
+	cacheKey  string        // set when the response may be cached
 }
 
 const keyState = "exercisedb.state"
@@ -126,7 +127,7 @@ func (a *api) observe(c *gin.Context) {
 		slog.Duration("duration", elapsed),
 		slog.Int("bytes", max(0, c.Writer.Size())),
 		slog.String("product", product),
-		slog.String("key_id", st.keyID),
+		slog.String("key_id", st.key.ID),
 		slog.String("plan", planName),
 		slog.String("client", c.ClientIP()),
 	)
