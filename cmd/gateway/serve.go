@@ -16,8 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
 
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/gateway/config"
@@ -28,6 +32,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/serve"
+	"github.com/exercisedb/exercisedb/pkg/telemetry"
 )
 
 // runServer runs the gateway until ctx ends.
@@ -69,10 +74,27 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	keyStore.OnReload = func(err error) {
 		reloads.WithLabelValues(map[bool]string{true: "ok", false: "error"}[err == nil]).Inc()
 	}
-	if cfg.RateLimit.Store != "memory" {
-		return fmt.Errorf("rate_limit.store %q is not available yet: use memory", cfg.RateLimit.Store)
+	limits, closeLimits, err := limitStore(ctx, cfg.RateLimit, reg, log)
+	if err != nil {
+		return err
 	}
-	catalog, err := catalogclient.New(cfg.Catalog.Target, cfg.Catalog.Timeout)
+	defer closeLimits()
+	shutdownTracing, err := telemetry.Setup(ctx, "gateway", getenv)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer shutdownTracing(context.WithoutCancel(ctx))
+	tracing := telemetry.Enabled(getenv)
+	callMetrics := grpcprom.NewClientMetrics(grpcprom.WithClientHandlingTimeHistogram())
+	reg.MustRegister(callMetrics)
+	dialOpts := []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(callMetrics.UnaryClientInterceptor()),
+		grpc.WithChainStreamInterceptor(callMetrics.StreamClientInterceptor()),
+	}
+	if tracing {
+		dialOpts = append(dialOpts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	}
+	catalog, err := catalogclient.New(cfg.Catalog.Target, cfg.Catalog.Timeout, dialOpts...)
 	if err != nil {
 		return err
 	}
@@ -87,7 +109,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	handler, err := httpapi.New(httpapi.Deps{
 		Products:       products,
 		Keys:           keyStore.Current,
-		Limits:         limit.NewMemory(time.Now),
+		Limits:         limits,
 		Failures:       limit.NewFailures(limit.Rate{Requests: auth.Requests, Per: auth.Per, Burst: auth.Burst}, time.Now),
 		Catalog:        catalog,
 		DocsURL:        cfg.DocsURL,
@@ -95,6 +117,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		Metrics:        reg,
 		TrustedProxies: cfg.TrustedProxies,
 		Cache:          cache,
+		Tracing:        tracing,
 	})
 	if err != nil {
 		return err
@@ -163,4 +186,65 @@ func newLogger(w io.Writer, c config.Log) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// limitStore builds the store of rate_limit: a Memory, or the Redis store
+// behind a limit.Resilient (breaker, on_store_error policy, cache of
+// refusals) whose figures it registers in reg. closeStore releases the Redis
+// client.
+func limitStore(ctx context.Context, c config.RateLimit, reg prometheus.Registerer, log *slog.Logger) (store limit.Store, closeStore func(), err error) {
+	if c.Store != "redis" {
+		log.Info("rate limits in memory: each replica counts alone")
+		return limit.NewMemory(time.Now), func() {}, nil
+	}
+	policy, err := limit.ParsePolicy(c.OnStoreError)
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := limit.NewRedisClient(c.RedisURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rate_limit.redis_url: %w", err)
+	}
+	redis.SetLogger(redisLog{log}) // the client's own messages; outages are logged by the Resilient
+	r := limit.NewResilient(limit.NewRedis(client, c.RedisPrefix, time.Now), limit.ResilientOptions{Policy: policy, Log: log, Replicas: c.Replicas})
+	stats := func(f func(limit.Stats) uint64) func() float64 {
+		return func() float64 { return float64(f(r.Stats())) }
+	}
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_limit_store_calls_total",
+			Help: "Rate limit decisions sent to the shared store (Redis).",
+		}, stats(func(s limit.Stats) uint64 { return s.Calls })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_limit_store_errors_total",
+			Help: "Rate limit decisions the shared store (Redis) failed to make.",
+		}, stats(func(s limit.Stats) uint64 { return s.Errors })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_limit_fallback_total",
+			Help: "Rate limit decisions made by rate_limit.on_store_error because the shared store was unavailable.",
+		}, stats(func(s limit.Stats) uint64 { return s.Fallbacks })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_limit_cached_refusals_total",
+			Help: "Requests refused from this replica's cache of keys known to be over their limit, without asking the shared store.",
+		}, stats(func(s limit.Stats) uint64 { return s.Cached })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "exercisedb_gateway_limit_store_state",
+			Help: "State of the circuit breaker in front of the shared store: 0 closed, 1 half-open, 2 open (store unavailable).",
+		}, func() float64 { return float64(r.Stats().State) }),
+	)
+	pctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := client.Ping(pctx).Err(); err != nil {
+		log.Warn("rate limit store unreachable at start", slog.String("on_store_error", policy.String()), slog.String("error", err.Error()))
+	}
+	log.Info("rate limits in Redis, shared by every replica", slog.String("prefix", c.RedisPrefix), slog.String("on_store_error", policy.String()))
+	return r, func() { client.Close() }, nil
+}
+
+// redisLog passes go-redis's own messages (a failed dial, a pool event) to
+// the log at debug level.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client", slog.String("detail", fmt.Sprintf(format, v...)))
 }

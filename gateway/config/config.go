@@ -64,6 +64,9 @@ type RateLimit struct {
 	RedisURL     string `yaml:"redis_url"`
 	RedisPrefix  string `yaml:"redis_prefix"`
 	OnStoreError string `yaml:"on_store_error"` // allow | deny
+	// Replicas is how many gateways share the store: while it is down,
+	// with on_store_error allow, each one admits 1/Replicas of a plan.
+	Replicas int `yaml:"replicas"`
 }
 
 // Product is one product variant sold through the gateway.
@@ -169,7 +172,7 @@ func defaults() *Config {
 		AdminListen:     "127.0.0.1:9091",
 		Catalog:         Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second},
 		KeysFile:        "keys.yaml",
-		RateLimit:       RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow"},
+		RateLimit:       RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
 		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},

@@ -51,7 +51,7 @@ func TestParseSpecExample(t *testing.T) {
 		Listen: "127.0.0.1:8080", AdminListen: "127.0.0.1:9091", DocsURL: "http://127.0.0.1:8080/docs",
 		Catalog:   Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second},
 		KeysFile:  "keys.yaml",
-		RateLimit: RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow"},
+		RateLimit: RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
 		Products: []Product{{
 			Name: "exercisedb", Hosts: []string{"exercisedb.example.com"},
 			Media: Media{Kind: "gif", ImageURL: "https://media.example.com/gif/360p/{mediaKey}.gif"},

@@ -42,6 +42,9 @@ func (c *Config) validate() error {
 	default:
 		bad("rate_limit.store %q: want memory or redis", c.RateLimit.Store)
 	}
+	if c.RateLimit.Replicas < 1 {
+		bad("rate_limit.replicas: want at least 1")
+	}
 	if c.RateLimit.OnStoreError != "allow" && c.RateLimit.OnStoreError != "deny" {
 		bad("rate_limit.on_store_error %q: want allow or deny", c.RateLimit.OnStoreError)
 	}

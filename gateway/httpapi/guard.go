@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -118,6 +119,11 @@ func (a *api) takeLimits(c *gin.Context, st *state) error {
 	}
 	d, err := a.Limits.Take(c, st.product.Name+"/"+st.key.ID, p.Rate, p.Quota)
 	if err != nil {
+		// A store that is known to be down logged that once already; any
+		// other failure goes to the log with the request.
+		if errors.Is(err, limit.ErrUnavailable) {
+			err = nil
+		}
 		return apierror.Unavailable(time.Second, err, "Rate limits cannot be checked right now; retry in a second.")
 	}
 	a.limitHeaders(c.Writer.Header(), p, d)

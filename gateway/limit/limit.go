@@ -1,14 +1,22 @@
 // Package limit owns the gateway's request accounting: a plan's rate limit
-// (GCRA) and calendar quota counted per key, the in-memory [Store] that
-// decides and records requests atomically per key, and the limiter of failed
+// (GCRA) and calendar quota counted per key, the stores that decide and
+// record requests atomically per key, and the limiter of failed
 // authentication per client address ([Failures]).
+//
+// The stores: [Memory] counts in one process. [Redis] counts in a Redis (or
+// Redis Cluster) that several gateway replicas share, so that together
+// they admit no more than the plan. [Resilient] wraps the Redis store with
+// a circuit breaker, the on_store_error policy (a local share of each plan,
+// or refusal) and a deny-only cache of keys known to be over their limit.
 //
 // It decides and reports; it neither reads plans nor writes HTTP headers. The
 // HTTP middleware turns a [Decision] into headers (rounding durations with
 // [Seconds]) and refuses when Decision.Allowed is false.
 //
 // Every limiter takes its clock as a func() time.Time, so tests step through
-// instants without sleeping.
+// instants without sleeping. Two clocks are not injected: the Redis store's
+// rate runs on Redis's clock (TIME), so that replicas' clocks do not matter,
+// and Resilient's breaker times its open state on the real clock.
 //
 // # Rate: the generic cell rate algorithm
 //
