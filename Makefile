@@ -36,3 +36,9 @@ bench:
 ## ci: what CI runs
 ci:
 	bash .ci/run
+
+## load: the load test of docs/performance.md: servers on CPU 1, load generator on CPU 0; figures as ratios to a reference measured in the same run (LOAD_FLAGS adds flags, e.g. -duration 30s)
+.PHONY: load
+load:
+	go build -o bin/ ./...
+	bin/loadtest -bin bin -json bin/load.json $(LOAD_FLAGS)

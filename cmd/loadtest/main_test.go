@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// asCommandEnv makes the test binary run the command instead of the tests:
+// the smoke test's run re-executes os.Executable(), this binary, as its
+// reference server.
+const asCommandEnv = "EXERCISEDB_LOADTEST_TEST_AS_COMMAND"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCommandEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestSmoke runs the whole command, briefly and unpinned, against freshly
+// built binaries. It checks that every scenario ran and that no request
+// went unanswered, never a timing figure.
+func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the catalog and the gateway")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the command reads /proc")
+	}
+	began := time.Now()
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "../catalog", "../gateway")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	built := time.Now()
+	t.Logf("built the catalog and the gateway in %v", built.Sub(began).Round(time.Millisecond))
+	t.Setenv(asCommandEnv, "1")
+	// A -race binary sleeps a second at exit (to catch late reports);
+	// the reference server, this binary, need not.
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	jsonPath := filepath.Join(t.TempDir(), "out.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"-bin", bin, "-duration", "500ms", "-no-pin", "-warmup", "0s", "-connections", "8", "-mix", "200", "-json", jsonPath}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	t.Logf("ran in %v", time.Since(built).Round(time.Millisecond))
+	out := stdout.String()
+	for _, want := range []string{"| reference:", "| gateway: listing, one URL", "| gateway: realistic mix", "| gateway: listing, cache off", "| gateway: listing at half", "| reference: at the rate", "| target | figure | result |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Scenarios []struct {
+			ID              string         `json:"id"`
+			Requests        int            `json:"requests"`
+			Status          map[string]int `json:"status"`
+			TransportErrors map[string]int `json:"transport_errors"`
+		} `json:"scenarios"`
+		Targets []targetResult `json:"targets"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range rep.Scenarios {
+		ids = append(ids, s.ID)
+		if s.Requests == 0 {
+			t.Errorf("scenario %s: no request", s.ID)
+		}
+		if len(s.TransportErrors) > 0 {
+			t.Errorf("scenario %s: requests without a response: %v", s.ID, s.TransportErrors)
+		}
+	}
+	if got, want := strings.Join(ids, ","), "reference,listing,mix,cache-off,half-rate,reference-half-rate"; got != want {
+		t.Errorf("scenarios %s, want %s", got, want)
+	}
+	if len(rep.Targets) != 5 {
+		t.Errorf("%d targets, want 5", len(rep.Targets))
+	}
+	for _, tr := range rep.Targets {
+		if tr.Result != "PASS" && tr.Result != "FAIL" {
+			t.Errorf("target %q: %s", tr.Name, tr.Result)
+		}
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	o, err := parseOptions([]string{"-duration", "500ms", "-no-pin"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.pin || o.warmup != 100*time.Millisecond || o.connections != 64 || !o.cacheOff || o.bin != "bin" {
+		t.Errorf("options = %+v", o)
+	}
+	o, err = parseOptions(nil, &bytes.Buffer{})
+	if err != nil || !o.pin || o.duration != 10*time.Second || o.warmup != 2*time.Second {
+		t.Errorf("defaults = %+v, %v", o, err)
+	}
+	for _, bad := range [][]string{{"-duration", "0s"}, {"-connections", "0"}, {"-mix", "5"}, {"-serve-reference", "x"}, {"extra"}, {"-nope"}} {
+		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {
+			t.Errorf("parseOptions(%q): no error", bad)
+		}
+	}
+}
