@@ -279,3 +279,16 @@ func Seconds(d time.Duration) int {
 	}
 	return int(s)
 }
+
+// validate checks the limits a Store is asked to apply; nil means none.
+func validate(rate *Rate, quota *Quota) error {
+	if rate != nil {
+		if err := rate.Validate(); err != nil {
+			return err
+		}
+	}
+	if quota != nil {
+		return quota.Validate()
+	}
+	return nil
+}

@@ -125,19 +125,14 @@ func (m *Memory) Take(_ context.Context, key string, rate *Rate, quota *Quota) (
 	if rate == nil && quota == nil {
 		return Decision{Allowed: true}, nil
 	}
+	if err := validate(rate, quota); err != nil {
+		return Decision{}, err
+	}
 	var g gcra
 	if rate != nil {
-		if err := rate.Validate(); err != nil {
-			return Decision{}, err
-		}
 		g = newGCRA(*rate)
 	}
 	var qEnd time.Time
-	if quota != nil {
-		if err := quota.Validate(); err != nil {
-			return Decision{}, err
-		}
-	}
 	now := m.now()
 	if quota != nil {
 		qEnd = quota.Period.window(now)

@@ -118,15 +118,8 @@ func (r *Redis) Take(ctx context.Context, key string, rate *Rate, quota *Quota) 
 	if rate == nil && quota == nil {
 		return Decision{Allowed: true}, nil
 	}
-	if rate != nil {
-		if err := rate.Validate(); err != nil {
-			return Decision{}, err
-		}
-	}
-	if quota != nil {
-		if err := quota.Validate(); err != nil {
-			return Decision{}, err
-		}
+	if err := validate(rate, quota); err != nil {
+		return Decision{}, err
 	}
 	now := r.now()
 	d := Decision{Allowed: true}

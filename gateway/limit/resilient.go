@@ -308,15 +308,8 @@ func (r *Resilient) Take(ctx context.Context, key string, rate *Rate, quota *Quo
 	if rate == nil && quota == nil {
 		return Decision{Allowed: true}, nil
 	}
-	if rate != nil {
-		if err := rate.Validate(); err != nil {
-			return Decision{}, err
-		}
-	}
-	if quota != nil {
-		if err := quota.Validate(); err != nil {
-			return Decision{}, err
-		}
+	if err := validate(rate, quota); err != nil {
+		return Decision{}, err
 	}
 	before := r.now()
 	if d, ok := r.refusal(key, rate, quota, before); ok {
