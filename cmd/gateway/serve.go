@@ -72,7 +72,11 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}, []string{"result"})
 	reg.MustRegister(reloads)
 	keyStore.OnReload = func(err error) {
-		reloads.WithLabelValues(map[bool]string{true: "ok", false: "error"}[err == nil]).Inc()
+		result := "ok"
+		if err != nil {
+			result = "error"
+		}
+		reloads.WithLabelValues(result).Inc()
 	}
 	limits, closeLimits, err := limitStore(ctx, cfg.RateLimit, reg, log)
 	if err != nil {
@@ -85,16 +89,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer shutdownTracing(context.WithoutCancel(ctx))
 	tracing := telemetry.Enabled(getenv)
-	callMetrics := grpcprom.NewClientMetrics(grpcprom.WithClientHandlingTimeHistogram())
-	reg.MustRegister(callMetrics)
-	dialOpts := []grpc.DialOption{
-		grpc.WithChainUnaryInterceptor(callMetrics.UnaryClientInterceptor()),
-		grpc.WithChainStreamInterceptor(callMetrics.StreamClientInterceptor()),
-	}
-	if tracing {
-		dialOpts = append(dialOpts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
-	}
-	catalog, err := catalogclient.New(cfg.Catalog.Target, cfg.Catalog.Timeout, dialOpts...)
+	catalog, err := catalogclient.New(cfg.Catalog.Target, cfg.Catalog.Timeout, catalogDialOptions(reg, tracing)...)
 	if err != nil {
 		return err
 	}
@@ -165,6 +160,21 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	log.Info("gateway stopped")
 	return nil
+}
+
+// catalogDialOptions instruments the catalog connection: go-grpc-middleware's
+// client metrics, and otelgrpc's spans when tracing is on.
+func catalogDialOptions(reg prometheus.Registerer, tracing bool) []grpc.DialOption {
+	metrics := grpcprom.NewClientMetrics(grpcprom.WithClientHandlingTimeHistogram())
+	reg.MustRegister(metrics)
+	opts := []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(metrics.UnaryClientInterceptor()),
+		grpc.WithChainStreamInterceptor(metrics.StreamClientInterceptor()),
+	}
+	if tracing {
+		opts = append(opts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	}
+	return opts
 }
 
 func publicServer(h http.Handler) *http.Server {
