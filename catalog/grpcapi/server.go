@@ -88,6 +88,13 @@ func logCall(ctx context.Context, log *slog.Logger, method string, start time.Ti
 	if method == healthpb.Health_Check_FullMethodName || method == healthpb.Health_Watch_FullMethodName {
 		level = slog.LevelDebug
 	}
+	var internal *internalError
+	if errors.As(err, &internal) {
+		level = slog.LevelError
+	}
+	if !log.Enabled(ctx, level) {
+		return // build nothing for a line that will not be written
+	}
 	attrs := []slog.Attr{
 		slog.String("method", method),
 		slog.String("code", status.Code(err).String()),
@@ -96,9 +103,7 @@ func logCall(ctx context.Context, log *slog.Logger, method string, start time.Ti
 	if id := requestID(ctx); id != "" {
 		attrs = append(attrs, slog.String("request_id", id))
 	}
-	var internal *internalError
-	if errors.As(err, &internal) {
-		level = slog.LevelError
+	if internal != nil {
 		attrs = append(attrs, slog.String("error", internal.err.Error()))
 	}
 	log.LogAttrs(ctx, level, "grpc call", attrs...)

@@ -13,9 +13,14 @@ import (
 // encoding/json writes with HTML escaping off (a fuzz test holds them
 // equal), so any other value goes through encoding/json itself.
 func encode(v any) ([]byte, error) {
-	b := make([]byte, 0, 4096)
+	var b []byte
 	switch v := v.(type) {
 	case listBody:
+		size := 256
+		for i := range v.Data {
+			size += exerciseSize(&v.Data[i])
+		}
+		b = make([]byte, 0, size) // one allocation, no growth
 		b = append(b, `{"success":`...)
 		b = strconv.AppendBool(b, v.Success)
 		b = append(b, `,"meta":{"total":`...)
@@ -43,6 +48,7 @@ func encode(v any) ([]byte, error) {
 		}
 		b = append(b, '}')
 	case exerciseBody:
+		b = make([]byte, 0, 64+exerciseSize(&v.Data))
 		b = append(b, `{"success":`...)
 		b = strconv.AppendBool(b, v.Success)
 		b = append(b, `,"data":`...)
@@ -56,6 +62,18 @@ func encode(v any) ([]byte, error) {
 		return buf.Bytes(), err
 	}
 	return append(b, '\n'), nil
+}
+
+// exerciseSize bounds the length of an exercise's JSON when its strings
+// need no escaping (escapes only make the buffer grow once).
+func exerciseSize(x *exerciseJSON) int {
+	n := 200 + len(x.ExerciseID) + len(x.Name) + len(x.Difficulty) + len(x.ImageURL)
+	for _, list := range [][]string{x.Equipments, x.BodyParts, x.ExerciseTypes, x.TargetMuscles, x.SecondaryMuscles} {
+		for _, s := range list {
+			n += len(s) + 3
+		}
+	}
+	return n
 }
 
 func appendExercise(b []byte, x *exerciseJSON) []byte {
