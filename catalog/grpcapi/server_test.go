@@ -1,14 +1,12 @@
 package grpcapi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,32 +26,15 @@ import (
 
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/internal/testlog"
 )
-
-// syncBuffer is a log destination safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 type harness struct {
 	svc    *Service
 	health *health.Server
 	conn   *grpc.ClientConn
 	client catalogv1.CatalogServiceClient
-	log    *syncBuffer
+	log    *testlog.Buffer
 	cat    *exercise.Catalogue
 }
 
@@ -69,7 +50,7 @@ func start(t *testing.T, loaded bool) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{svc: &Service{}, log: &syncBuffer{}, cat: cat}
+	h := &harness{svc: &Service{}, log: &testlog.Buffer{}, cat: cat}
 	log := slog.New(slog.NewJSONHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv, hs := NewServer(h.svc, log, prometheus.NewRegistry())
 	h.health = hs

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
+	"github.com/exercisedb/exercisedb/internal/testlog"
 )
 
 // The test keys, by id. Each is subscribed as testKeys says.
@@ -56,24 +56,7 @@ type system struct {
 	handler http.Handler
 	gateway *httptest.Server
 	catalog *grpc.Server
-	log     *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log     *testlog.Buffer
 }
 
 // options adjust a system before it starts.
@@ -97,7 +80,7 @@ func start(t testing.TB, opts options) *system {
 		t.Fatal(err)
 	}
 	ln := bufconn.Listen(1 << 20)
-	s := &system{log: &syncBuffer{}, svc: &grpcapi.Service{}, reg: prometheus.NewRegistry(), catReg: prometheus.NewRegistry()}
+	s := &system{log: &testlog.Buffer{}, svc: &grpcapi.Service{}, reg: prometheus.NewRegistry(), catReg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(s.log, nil))
 	svc := s.svc
 	svc.Swap(cat)
