@@ -43,7 +43,7 @@ func NewServer(svc *Service, log *slog.Logger, reg prometheus.Registerer, opts .
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.SharedWriteBuffer(true),
 	}, opts...)...)
-	catalogv1.RegisterCatalogServiceServer(srv, svc)
+	catalogv1.RegisterCatalogServiceServer(srv, newServer(svc, log, reg))
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
@@ -67,7 +67,7 @@ func unaryLog(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := handler(ctx, req)
-		logCall(ctx, log, info.FullMethod, start, err)
+		logCall(ctx, log, info.FullMethod, requestID(ctx), start, err)
 		return resp, err
 	}
 }
@@ -76,14 +76,14 @@ func streamLog(log *slog.Logger) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		start := time.Now()
 		err := handler(srv, ss)
-		logCall(ss.Context(), log, info.FullMethod, start, err)
+		logCall(ss.Context(), log, info.FullMethod, requestID(ss.Context()), start, err)
 		return err
 	}
 }
 
 // logCall writes one line per call. Health checks are logged at debug
 // level: orchestrators probe every few seconds.
-func logCall(ctx context.Context, log *slog.Logger, method string, start time.Time, err error) {
+func logCall(ctx context.Context, log *slog.Logger, method, requestID string, start time.Time, err error) {
 	level := slog.LevelInfo
 	if method == healthpb.Health_Check_FullMethodName || method == healthpb.Health_Watch_FullMethodName {
 		level = slog.LevelDebug
@@ -100,8 +100,8 @@ func logCall(ctx context.Context, log *slog.Logger, method string, start time.Ti
 		slog.String("code", status.Code(err).String()),
 		slog.Duration("duration", time.Since(start)),
 	}
-	if id := requestID(ctx); id != "" {
-		attrs = append(attrs, slog.String("request_id", id))
+	if requestID != "" {
+		attrs = append(attrs, slog.String("request_id", requestID))
 	}
 	if internal != nil {
 		attrs = append(attrs, slog.String("error", internal.err.Error()))
@@ -117,7 +117,11 @@ func requestID(ctx context.Context) string {
 	if len(ids) == 0 {
 		return ""
 	}
-	id := ids[0]
+	return boundID(ids[0])
+}
+
+// boundID keeps the first 128 bytes of a request id.
+func boundID(id string) string {
 	if len(id) > 128 {
 		id = id[:128]
 	}

@@ -89,7 +89,11 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer shutdownTracing(context.WithoutCancel(ctx))
 	tracing := telemetry.Enabled(getenv)
-	catalog, err := catalogclient.New(cfg.Catalog.Target, cfg.Catalog.Timeout, catalogDialOptions(reg, tracing)...)
+	streams := cfg.Catalog.Streams
+	if tracing {
+		streams = 0 // one RPC, so one span, per call
+	}
+	catalog, err := catalogclient.New(cfg.Catalog.Target, cfg.Catalog.Timeout, streams, catalogDialOptions(reg, tracing)...)
 	if err != nil {
 		return err
 	}

@@ -285,8 +285,12 @@ func (m *measurer) snapshot(ctx context.Context, ws []watch) (snapshot, error) {
 					alloc = v
 				}
 				if w.name == "catalog" {
+					// Unary calls, and calls carried by Exchange streams.
 					if v, ok := sumMetric(text, "grpc_server_handled_total", `grpc_service="exercisedb.catalog.v1.CatalogService"`); ok {
 						s.calls = v
+						if x, ok := sumMetric(text, "exercisedb_catalog_exchange_calls_total"); ok {
+							s.calls += x
+						}
 					}
 				}
 			}

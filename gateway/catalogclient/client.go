@@ -68,16 +68,19 @@ type ExerciseType struct{ Name, MediaKey string }
 
 // Client calls the catalog. It is safe for concurrent use.
 type Client struct {
-	conn    *grpc.ClientConn
-	rpc     catalogv1.CatalogServiceClient
-	health  healthpb.HealthClient
-	timeout time.Duration
+	conn     *grpc.ClientConn
+	rpc      catalogv1.CatalogServiceClient
+	health   healthpb.HealthClient
+	timeout  time.Duration
+	exchange *exchange // nil: one RPC per call
 }
 
 // New connects lazily to target, any grpc-go target; "dns:///host:port"
 // balances round-robin over every address the name resolves to. Each call
-// gets timeout unless its context ends sooner.
-func New(target string, timeout time.Duration, opts ...grpc.DialOption) (*Client, error) {
+// gets timeout unless its context ends sooner. With streams above zero,
+// listings and single exercises travel in batches over that many Exchange
+// streams; with zero, each is an RPC of its own.
+func New(target string, timeout time.Duration, streams int, opts ...grpc.DialOption) (*Client, error) {
 	opts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig": [{"round_robin": {}}]}`),
@@ -89,16 +92,25 @@ func New(target string, timeout time.Duration, opts ...grpc.DialOption) (*Client
 	if err != nil {
 		return nil, fmt.Errorf("catalog target %q: %w", target, err)
 	}
-	return &Client{
+	c := &Client{
 		conn:    conn,
 		rpc:     catalogv1.NewCatalogServiceClient(conn),
 		health:  healthpb.NewHealthClient(conn),
 		timeout: timeout,
-	}, nil
+	}
+	if streams > 0 {
+		c.exchange = newExchange(c.rpc, streams)
+	}
+	return c, nil
 }
 
-// Close closes the connection pool.
-func (c *Client) Close() error { return c.conn.Close() }
+// Close ends the Exchange streams and closes the connection pool.
+func (c *Client) Close() error {
+	if c.exchange != nil {
+		c.exchange.close()
+	}
+	return c.conn.Close()
+}
 
 // call prepares the context of one call: deadline and request id.
 func (c *Client) call(ctx context.Context, requestID string) (context.Context, context.CancelFunc) {
@@ -128,7 +140,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 	ctx, cancel := c.call(ctx, requestID)
 	defer cancel()
 	f := req.Filter
-	r, err := c.rpc.ListExercises(ctx, &catalogv1.ListExercisesRequest{
+	in := &catalogv1.ListExercisesRequest{
 		Filter: &catalogv1.ExerciseFilter{
 			BodyParts: f.BodyParts, Equipments: f.Equipments, Difficulties: f.Difficulties,
 			ExerciseTypes: f.ExerciseTypes, TargetMuscles: f.TargetMuscles, SecondaryMuscles: f.SecondaryMuscles,
@@ -138,7 +150,21 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		After:     req.After,
 		Before:    req.Before,
 		RecordCap: int32(req.RecordCap),
-	})
+	}
+	var (
+		r   *catalogv1.ListExercisesResponse
+		err error
+	)
+	if c.exchange != nil {
+		var res *catalogv1.CallResult
+		res, err = c.exchange.do(ctx, &catalogv1.Call{RequestId: requestID, Method: &catalogv1.Call_ListExercises{ListExercises: in}})
+		r = res.GetListExercises()
+	} else {
+		r, err = c.rpc.ListExercises(ctx, in)
+	}
+	if err == nil && r == nil {
+		err = status.Error(codes.Internal, "catalog answered a listing with another method's result")
+	}
 	if err != nil {
 		return nil, toAPIError(err)
 	}
@@ -161,7 +187,21 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 func (c *Client) Exercise(ctx context.Context, requestID, id string) (Exercise, string, error) {
 	ctx, cancel := c.call(ctx, requestID)
 	defer cancel()
-	r, err := c.rpc.GetExercise(ctx, &catalogv1.GetExerciseRequest{Id: id})
+	in := &catalogv1.GetExerciseRequest{Id: id}
+	var (
+		r   *catalogv1.GetExerciseResponse
+		err error
+	)
+	if c.exchange != nil {
+		var res *catalogv1.CallResult
+		res, err = c.exchange.do(ctx, &catalogv1.Call{RequestId: requestID, Method: &catalogv1.Call_GetExercise{GetExercise: in}})
+		r = res.GetGetExercise()
+	} else {
+		r, err = c.rpc.GetExercise(ctx, in)
+	}
+	if err == nil && r == nil {
+		err = status.Error(codes.Internal, "catalog answered an exercise with another method's result")
+	}
 	if status.Code(err) == codes.NotFound {
 		return Exercise{}, "", apierror.New(http.StatusNotFound, "No exercise has the id %q.", id)
 	}

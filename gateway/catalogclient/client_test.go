@@ -44,7 +44,7 @@ func TestRoundRobin(t *testing.T) {
 	}
 	r := manual.NewBuilderWithScheme("test")
 	r.InitialState(resolver.State{Addresses: addrs})
-	c, err := New(r.Scheme()+":///catalog", 5*time.Second, grpc.WithResolvers(r))
+	c, err := New(r.Scheme()+":///catalog", 5*time.Second, 0, grpc.WithResolvers(r))
 	if err != nil {
 		t.Fatal(err)
 	}

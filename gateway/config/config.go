@@ -56,6 +56,11 @@ type ResponseCache struct {
 type Catalog struct {
 	Target  string        `yaml:"target"` // any grpc-go target, e.g. dns:///catalog:9090
 	Timeout time.Duration `yaml:"timeout"`
+	// Streams is an addition to SPEC.md's format: how many long-lived
+	// Exchange streams carry listings and single exercises, many calls to
+	// a message; 0 makes each call an RPC of its own. Tracing, when on,
+	// makes every call its own RPC, so that each has its span.
+	Streams int `yaml:"streams"`
 }
 
 // RateLimit selects where limits are counted.
@@ -170,7 +175,7 @@ func defaults() *Config {
 	return &Config{
 		Listen:          "127.0.0.1:8080",
 		AdminListen:     "127.0.0.1:9091",
-		Catalog:         Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second},
+		Catalog:         Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second, Streams: 4},
 		KeysFile:        "keys.yaml",
 		RateLimit:       RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
 		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},

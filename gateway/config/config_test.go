@@ -49,7 +49,7 @@ func TestParseSpecExample(t *testing.T) {
 	}
 	want := &Config{
 		Listen: "127.0.0.1:8080", AdminListen: "127.0.0.1:9091", DocsURL: "http://127.0.0.1:8080/docs",
-		Catalog:   Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second},
+		Catalog:   Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second, Streams: 4},
 		KeysFile:  "keys.yaml",
 		RateLimit: RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
 		Products: []Product{{
@@ -94,6 +94,7 @@ func TestParseErrors(t *testing.T) {
 		{"zero rate", "requests: 5,", "requests: 0,", `rate: requests: want at least 1`},
 		{"negative cap", "record_cap: 100", "record_cap: -1", `record_cap: must not be negative`},
 		{"no hosts", "hosts: [exercisedb.example.com]", "hosts: []", `hosts: none`},
+		{"negative streams", "  timeout: 2s", "  timeout: 2s\n  streams: -1", `catalog.streams: want 0 (one RPC per call) to 64, got -1`},
 		{"bad docs url", "docs_url: http://127.0.0.1:8080/docs", "docs_url: /docs", `docs_url "/docs"`},
 	}
 	for _, tt := range tests {

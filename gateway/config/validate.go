@@ -30,6 +30,9 @@ func (c *Config) validate() error {
 	if c.Catalog.Timeout <= 0 {
 		bad("catalog.timeout: want a positive duration such as 2s")
 	}
+	if c.Catalog.Streams < 0 || c.Catalog.Streams > 64 {
+		bad("catalog.streams: want 0 (one RPC per call) to 64, got %d", c.Catalog.Streams)
+	}
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown_timeout: want a positive duration such as 10s")
 	}

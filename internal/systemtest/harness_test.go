@@ -99,7 +99,7 @@ func start(t testing.TB, opts options) *system {
 		srv.Stop()
 	}
 
-	client, err := catalogclient.New("passthrough:///bufnet", 2*time.Second, clientOpts...)
+	client, err := catalogclient.New("passthrough:///bufnet", 2*time.Second, 4, clientOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}

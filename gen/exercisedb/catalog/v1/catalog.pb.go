@@ -12,6 +12,7 @@ package catalogv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -1201,11 +1202,370 @@ func (x *WatchCatalogueResponse) GetRecords() int32 {
 	return 0
 }
 
+// ExchangeRequest is one batch of calls.
+type ExchangeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The calls, answered in this order.
+	Calls         []*Call `protobuf:"bytes,1,rep,name=calls,proto3" json:"calls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExchangeRequest) Reset() {
+	*x = ExchangeRequest{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExchangeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExchangeRequest) ProtoMessage() {}
+
+func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExchangeRequest.ProtoReflect.Descriptor instead.
+func (*ExchangeRequest) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ExchangeRequest) GetCalls() []*Call {
+	if x != nil {
+		return x.Calls
+	}
+	return nil
+}
+
+// Call is one call made over Exchange.
+type Call struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Request id to log with the call, as the x-request-id metadata of a
+	// unary call. At most 128 characters are kept.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The method called and its request.
+	//
+	// Types that are valid to be assigned to Method:
+	//
+	//	*Call_ListExercises
+	//	*Call_GetExercise
+	Method        isCall_Method `protobuf_oneof:"method"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Call) Reset() {
+	*x = Call{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Call) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Call) ProtoMessage() {}
+
+func (x *Call) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Call.ProtoReflect.Descriptor instead.
+func (*Call) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Call) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Call) GetMethod() isCall_Method {
+	if x != nil {
+		return x.Method
+	}
+	return nil
+}
+
+func (x *Call) GetListExercises() *ListExercisesRequest {
+	if x != nil {
+		if x, ok := x.Method.(*Call_ListExercises); ok {
+			return x.ListExercises
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetGetExercise() *GetExerciseRequest {
+	if x != nil {
+		if x, ok := x.Method.(*Call_GetExercise); ok {
+			return x.GetExercise
+		}
+	}
+	return nil
+}
+
+type isCall_Method interface {
+	isCall_Method()
+}
+
+type Call_ListExercises struct {
+	// A ListExercises call.
+	ListExercises *ListExercisesRequest `protobuf:"bytes,2,opt,name=list_exercises,json=listExercises,proto3,oneof"`
+}
+
+type Call_GetExercise struct {
+	// A GetExercise call.
+	GetExercise *GetExerciseRequest `protobuf:"bytes,3,opt,name=get_exercise,json=getExercise,proto3,oneof"`
+}
+
+func (*Call_ListExercises) isCall_Method() {}
+
+func (*Call_GetExercise) isCall_Method() {}
+
+// ExchangeResponse answers the ExchangeRequest at the same position in the
+// stream.
+type ExchangeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One result per call, in the order of the calls.
+	Results       []*CallResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExchangeResponse) Reset() {
+	*x = ExchangeResponse{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExchangeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExchangeResponse) ProtoMessage() {}
+
+func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExchangeResponse.ProtoReflect.Descriptor instead.
+func (*ExchangeResponse) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ExchangeResponse) GetResults() []*CallResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// CallResult is the outcome of one call.
+type CallResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The reply, or the error.
+	//
+	// Types that are valid to be assigned to Outcome:
+	//
+	//	*CallResult_ListExercises
+	//	*CallResult_GetExercise
+	//	*CallResult_Error
+	Outcome       isCallResult_Outcome `protobuf_oneof:"outcome"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallResult) Reset() {
+	*x = CallResult{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallResult) ProtoMessage() {}
+
+func (x *CallResult) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
+func (*CallResult) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *CallResult) GetOutcome() isCallResult_Outcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return nil
+}
+
+func (x *CallResult) GetListExercises() *ListExercisesResponse {
+	if x != nil {
+		if x, ok := x.Outcome.(*CallResult_ListExercises); ok {
+			return x.ListExercises
+		}
+	}
+	return nil
+}
+
+func (x *CallResult) GetGetExercise() *GetExerciseResponse {
+	if x != nil {
+		if x, ok := x.Outcome.(*CallResult_GetExercise); ok {
+			return x.GetExercise
+		}
+	}
+	return nil
+}
+
+func (x *CallResult) GetError() *CallError {
+	if x != nil {
+		if x, ok := x.Outcome.(*CallResult_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+type isCallResult_Outcome interface {
+	isCallResult_Outcome()
+}
+
+type CallResult_ListExercises struct {
+	// The reply of a ListExercises call.
+	ListExercises *ListExercisesResponse `protobuf:"bytes,1,opt,name=list_exercises,json=listExercises,proto3,oneof"`
+}
+
+type CallResult_GetExercise struct {
+	// The reply of a GetExercise call.
+	GetExercise *GetExerciseResponse `protobuf:"bytes,2,opt,name=get_exercise,json=getExercise,proto3,oneof"`
+}
+
+type CallResult_Error struct {
+	// The status of a failed call, as the unary method would return it.
+	Error *CallError `protobuf:"bytes,3,opt,name=error,proto3,oneof"`
+}
+
+func (*CallResult_ListExercises) isCallResult_Outcome() {}
+
+func (*CallResult_GetExercise) isCallResult_Outcome() {}
+
+func (*CallResult_Error) isCallResult_Outcome() {}
+
+// CallError is the status of a failed call. It has the fields (and the
+// wire format) of google.rpc.Status, details included.
+type CallError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code.
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The error message.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The error details, for example google.rpc.BadRequest.
+	Details       []*anypb.Any `protobuf:"bytes,3,rep,name=details,proto3" json:"details,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallError) Reset() {
+	*x = CallError{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallError) ProtoMessage() {}
+
+func (x *CallError) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallError.ProtoReflect.Descriptor instead.
+func (*CallError) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *CallError) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *CallError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *CallError) GetDetails() []*anypb.Any {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
 var File_exercisedb_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
-	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\"\xa5\x02\n" +
+	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\xa5\x02\n" +
 	"\bExercise\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -1285,7 +1645,27 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x15WatchCatalogueRequest\"_\n" +
 	"\x16WatchCatalogueResponse\x12+\n" +
 	"\x11catalogue_version\x18\x01 \x01(\tR\x10catalogueVersion\x12\x18\n" +
-	"\arecords\x18\x02 \x01(\x05R\arecords2\x81\a\n" +
+	"\arecords\x18\x02 \x01(\x05R\arecords\"D\n" +
+	"\x0fExchangeRequest\x121\n" +
+	"\x05calls\x18\x01 \x03(\v2\x1b.exercisedb.catalog.v1.CallR\x05calls\"\xd5\x01\n" +
+	"\x04Call\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12T\n" +
+	"\x0elist_exercises\x18\x02 \x01(\v2+.exercisedb.catalog.v1.ListExercisesRequestH\x00R\rlistExercises\x12N\n" +
+	"\fget_exercise\x18\x03 \x01(\v2).exercisedb.catalog.v1.GetExerciseRequestH\x00R\vgetExerciseB\b\n" +
+	"\x06method\"O\n" +
+	"\x10ExchangeResponse\x12;\n" +
+	"\aresults\x18\x01 \x03(\v2!.exercisedb.catalog.v1.CallResultR\aresults\"\xf9\x01\n" +
+	"\n" +
+	"CallResult\x12U\n" +
+	"\x0elist_exercises\x18\x01 \x01(\v2,.exercisedb.catalog.v1.ListExercisesResponseH\x00R\rlistExercises\x12O\n" +
+	"\fget_exercise\x18\x02 \x01(\v2*.exercisedb.catalog.v1.GetExerciseResponseH\x00R\vgetExercise\x128\n" +
+	"\x05error\x18\x03 \x01(\v2 .exercisedb.catalog.v1.CallErrorH\x00R\x05errorB\t\n" +
+	"\aoutcome\"i\n" +
+	"\tCallError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12.\n" +
+	"\adetails\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\adetails2\xe2\a\n" +
 	"\x0eCatalogService\x12j\n" +
 	"\rListExercises\x12+.exercisedb.catalog.v1.ListExercisesRequest\x1a,.exercisedb.catalog.v1.ListExercisesResponse\x12d\n" +
 	"\vGetExercise\x12).exercisedb.catalog.v1.GetExerciseRequest\x1a*.exercisedb.catalog.v1.GetExerciseResponse\x12j\n" +
@@ -1294,7 +1674,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x11ListExerciseTypes\x12/.exercisedb.catalog.v1.ListExerciseTypesRequest\x1a0.exercisedb.catalog.v1.ListExerciseTypesResponse\x12m\n" +
 	"\x0eListEquipments\x12,.exercisedb.catalog.v1.ListEquipmentsRequest\x1a-.exercisedb.catalog.v1.ListEquipmentsResponse\x12s\n" +
 	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponse\x12o\n" +
-	"\x0eWatchCatalogue\x12,.exercisedb.catalog.v1.WatchCatalogueRequest\x1a-.exercisedb.catalog.v1.WatchCatalogueResponse0\x01BFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
+	"\x0eWatchCatalogue\x12,.exercisedb.catalog.v1.WatchCatalogueRequest\x1a-.exercisedb.catalog.v1.WatchCatalogueResponse0\x01\x12_\n" +
+	"\bExchange\x12&.exercisedb.catalog.v1.ExchangeRequest\x1a'.exercisedb.catalog.v1.ExchangeResponse(\x010\x01BFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
 
 var (
 	file_exercisedb_catalog_v1_catalog_proto_rawDescOnce sync.Once
@@ -1308,7 +1689,7 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 	return file_exercisedb_catalog_v1_catalog_proto_rawDescData
 }
 
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(*Exercise)(nil),                  // 0: exercisedb.catalog.v1.Exercise
 	(*ExerciseFilter)(nil),            // 1: exercisedb.catalog.v1.ExerciseFilter
@@ -1330,6 +1711,12 @@ var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(*ListDifficultiesResponse)(nil),  // 17: exercisedb.catalog.v1.ListDifficultiesResponse
 	(*WatchCatalogueRequest)(nil),     // 18: exercisedb.catalog.v1.WatchCatalogueRequest
 	(*WatchCatalogueResponse)(nil),    // 19: exercisedb.catalog.v1.WatchCatalogueResponse
+	(*ExchangeRequest)(nil),           // 20: exercisedb.catalog.v1.ExchangeRequest
+	(*Call)(nil),                      // 21: exercisedb.catalog.v1.Call
+	(*ExchangeResponse)(nil),          // 22: exercisedb.catalog.v1.ExchangeResponse
+	(*CallResult)(nil),                // 23: exercisedb.catalog.v1.CallResult
+	(*CallError)(nil),                 // 24: exercisedb.catalog.v1.CallError
+	(*anypb.Any)(nil),                 // 25: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	1,  // 0: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
@@ -1337,27 +1724,37 @@ var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	0,  // 2: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
 	8,  // 3: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
 	11, // 4: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
-	2,  // 5: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
-	4,  // 6: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
-	6,  // 7: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
-	9,  // 8: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
-	12, // 9: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
-	14, // 10: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
-	16, // 11: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	18, // 12: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
-	3,  // 13: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	5,  // 14: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	7,  // 15: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	10, // 16: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	13, // 17: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	15, // 18: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	17, // 19: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	19, // 20: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	13, // [13:21] is the sub-list for method output_type
-	5,  // [5:13] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	21, // 5: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
+	2,  // 6: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
+	4,  // 7: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
+	23, // 8: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
+	3,  // 9: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
+	5,  // 10: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
+	24, // 11: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
+	25, // 12: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	2,  // 13: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
+	4,  // 14: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
+	6,  // 15: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
+	9,  // 16: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
+	12, // 17: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
+	14, // 18: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
+	16, // 19: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
+	18, // 20: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	20, // 21: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
+	3,  // 22: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	5,  // 23: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	7,  // 24: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	10, // 25: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	13, // 26: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	15, // 27: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	17, // 28: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	19, // 29: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	22, // 30: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	22, // [22:31] is the sub-list for method output_type
+	13, // [13:22] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_exercisedb_catalog_v1_catalog_proto_init() }
@@ -1365,13 +1762,22 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 	if File_exercisedb_catalog_v1_catalog_proto != nil {
 		return
 	}
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[21].OneofWrappers = []any{
+		(*Call_ListExercises)(nil),
+		(*Call_GetExercise)(nil),
+	}
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[23].OneofWrappers = []any{
+		(*CallResult_ListExercises)(nil),
+		(*CallResult_GetExercise)(nil),
+		(*CallResult_Error)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

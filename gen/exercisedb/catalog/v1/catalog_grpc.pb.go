@@ -30,6 +30,7 @@ const (
 	CatalogService_ListEquipments_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/ListEquipments"
 	CatalogService_ListDifficulties_FullMethodName  = "/exercisedb.catalog.v1.CatalogService/ListDifficulties"
 	CatalogService_WatchCatalogue_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/WatchCatalogue"
+	CatalogService_Exchange_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/Exchange"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -63,6 +64,16 @@ type CatalogServiceClient interface {
 	// then again each time it changes, so that clients can drop what they
 	// cached from an older version the moment it is replaced.
 	WatchCatalogue(ctx context.Context, in *WatchCatalogueRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCatalogueResponse], error)
+	// Exchange carries ListExercises and GetExercise calls over one
+	// long-lived stream, many calls to a message, for a client that makes
+	// thousands of calls a second (the gateway): it spares each call the
+	// cost of an RPC of its own. Each ExchangeRequest is answered by one
+	// ExchangeResponse, in order, and each call by the result at its
+	// position, with the same outcome as the unary method would give. When
+	// the catalog shuts down it answers the batch it is serving, then ends
+	// the stream with UNAVAILABLE: calls of later batches were not served
+	// and may be sent again on another stream.
+	Exchange(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExchangeRequest, ExchangeResponse], error)
 }
 
 type catalogServiceClient struct {
@@ -162,6 +173,19 @@ func (c *catalogServiceClient) WatchCatalogue(ctx context.Context, in *WatchCata
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type CatalogService_WatchCatalogueClient = grpc.ServerStreamingClient[WatchCatalogueResponse]
 
+func (c *catalogServiceClient) Exchange(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExchangeRequest, ExchangeResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &CatalogService_ServiceDesc.Streams[1], CatalogService_Exchange_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExchangeRequest, ExchangeResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type CatalogService_ExchangeClient = grpc.BidiStreamingClient[ExchangeRequest, ExchangeResponse]
+
 // CatalogServiceServer is the server API for CatalogService service.
 // All implementations must embed UnimplementedCatalogServiceServer
 // for forward compatibility.
@@ -193,6 +217,16 @@ type CatalogServiceServer interface {
 	// then again each time it changes, so that clients can drop what they
 	// cached from an older version the moment it is replaced.
 	WatchCatalogue(*WatchCatalogueRequest, grpc.ServerStreamingServer[WatchCatalogueResponse]) error
+	// Exchange carries ListExercises and GetExercise calls over one
+	// long-lived stream, many calls to a message, for a client that makes
+	// thousands of calls a second (the gateway): it spares each call the
+	// cost of an RPC of its own. Each ExchangeRequest is answered by one
+	// ExchangeResponse, in order, and each call by the result at its
+	// position, with the same outcome as the unary method would give. When
+	// the catalog shuts down it answers the batch it is serving, then ends
+	// the stream with UNAVAILABLE: calls of later batches were not served
+	// and may be sent again on another stream.
+	Exchange(grpc.BidiStreamingServer[ExchangeRequest, ExchangeResponse]) error
 	mustEmbedUnimplementedCatalogServiceServer()
 }
 
@@ -226,6 +260,9 @@ func (UnimplementedCatalogServiceServer) ListDifficulties(context.Context, *List
 }
 func (UnimplementedCatalogServiceServer) WatchCatalogue(*WatchCatalogueRequest, grpc.ServerStreamingServer[WatchCatalogueResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchCatalogue not implemented")
+}
+func (UnimplementedCatalogServiceServer) Exchange(grpc.BidiStreamingServer[ExchangeRequest, ExchangeResponse]) error {
+	return status.Error(codes.Unimplemented, "method Exchange not implemented")
 }
 func (UnimplementedCatalogServiceServer) mustEmbedUnimplementedCatalogServiceServer() {}
 func (UnimplementedCatalogServiceServer) testEmbeddedByValue()                        {}
@@ -385,6 +422,13 @@ func _CatalogService_WatchCatalogue_Handler(srv interface{}, stream grpc.ServerS
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type CatalogService_WatchCatalogueServer = grpc.ServerStreamingServer[WatchCatalogueResponse]
 
+func _CatalogService_Exchange_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(CatalogServiceServer).Exchange(&grpc.GenericServerStream[ExchangeRequest, ExchangeResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type CatalogService_ExchangeServer = grpc.BidiStreamingServer[ExchangeRequest, ExchangeResponse]
+
 // CatalogService_ServiceDesc is the grpc.ServiceDesc for CatalogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -426,6 +470,12 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "WatchCatalogue",
 			Handler:       _CatalogService_WatchCatalogue_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "Exchange",
+			Handler:       _CatalogService_Exchange_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "exercisedb/catalog/v1/catalog.proto",
