@@ -36,6 +36,7 @@ type harness struct {
 	client catalogv1.CatalogServiceClient
 	log    *testlog.Buffer
 	cat    *exercise.Catalogue
+	reg    *prometheus.Registry
 }
 
 // start serves the catalog over bufconn; loaded says whether the
@@ -50,9 +51,9 @@ func start(t *testing.T, loaded bool) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{svc: &Service{}, log: &testlog.Buffer{}, cat: cat}
+	h := &harness{svc: &Service{}, log: &testlog.Buffer{}, cat: cat, reg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv, hs := NewServer(h.svc, log, prometheus.NewRegistry())
+	srv, hs := NewServer(h.svc, log, h.reg)
 	h.health = hs
 	if loaded {
 		h.svc.Swap(cat)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"time"
 
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
@@ -22,13 +23,23 @@ const (
 	maxSends = 3
 )
 
+// A lane replaces its stream after so many batches or so long, whichever
+// comes first, so that streams spread again over the replicas that are
+// ready: the first ones may all have gone to the replica that connected
+// first, and a replica added later would get none.
+var (
+	streamBatches = 1000
+	streamAge     = 10 * time.Second
+)
+
 // exchange sends calls over a few long-lived Exchange streams, as many
 // calls to a message as are waiting. Under load one message carries
 // dozens of calls, so gRPC's per-RPC cost (a new HTTP/2 stream, headers
 // and trailers, a goroutine on each side) is paid once a batch rather than
 // once a call. Each stream is opened like any RPC, so the connection's
-// round-robin balancing spreads the streams over the catalog's replicas,
-// and the lanes share one queue, so a slower stream takes fewer calls.
+// round-robin balancing spreads the streams over the catalog's replicas
+// (and each is replaced now and then, to spread again), and the lanes
+// share one queue, so a slower stream takes fewer calls.
 type exchange struct {
 	rpc    catalogv1.CatalogServiceClient
 	queue  chan *pending
@@ -46,6 +57,8 @@ type pending struct {
 	result *catalogv1.CallResult
 	err    error
 }
+
+var errClosed = status.Error(codes.Unavailable, "the catalog client is closed")
 
 func newExchange(rpc catalogv1.CatalogServiceClient, streams int) *exchange {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -71,6 +84,8 @@ func (x *exchange) do(ctx context.Context, call *catalogv1.Call) (*catalogv1.Cal
 	case x.queue <- p:
 	case <-ctx.Done():
 		return nil, status.FromContextError(ctx.Err()).Err()
+	case <-x.ctx.Done():
+		return nil, errClosed
 	}
 	select {
 	case <-p.done:
@@ -106,6 +121,10 @@ func (x *exchange) lane() {
 		batch := gather(first, x.queue)
 		if len(batch) == 0 {
 			continue
+		}
+		if s != nil && s.spent() {
+			s.retire()
+			s = nil
 		}
 		for {
 			if s == nil {
@@ -154,7 +173,9 @@ func finish(batch []*pending, err error) {
 // stream is one Exchange stream and the batches it carries: the catalog
 // answers them in order.
 type stream struct {
-	rpc grpc.BidiStreamingClient[catalogv1.ExchangeRequest, catalogv1.ExchangeResponse]
+	rpc    grpc.BidiStreamingClient[catalogv1.ExchangeRequest, catalogv1.ExchangeResponse]
+	opened time.Time
+	sent   int // batches; only the lane touches it
 
 	mu       sync.Mutex
 	inflight [][]*pending // sent, not yet answered, oldest first
@@ -166,10 +187,19 @@ func (x *exchange) open() (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &stream{rpc: rpc}
+	s := &stream{rpc: rpc, opened: time.Now()}
 	go x.receive(s)
 	return s, nil
 }
+
+// spent reports whether the stream should make way for a new one.
+func (s *stream) spent() bool {
+	return s.sent >= streamBatches || time.Since(s.opened) >= streamAge
+}
+
+// retire sends nothing more on the stream: the catalog answers what it
+// carries, then ends it, and its receiver stops.
+func (s *stream) retire() { _ = s.rpc.CloseSend() }
 
 // send sends batch, or reports false if the stream has broken.
 func (s *stream) send(batch []*pending) bool {
@@ -186,6 +216,7 @@ func (s *stream) send(batch []*pending) bool {
 	// In flight before it is sent: the answer may come back at once.
 	s.inflight = append(s.inflight, batch)
 	s.mu.Unlock()
+	s.sent++
 	// An error aborts the stream, so receive sees it and resends batch.
 	_ = s.rpc.Send(req)
 	return true

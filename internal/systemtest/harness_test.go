@@ -86,7 +86,9 @@ func start(t testing.TB, opts options) *system {
 	svc.Swap(cat)
 	var serverOpts []grpc.ServerOption
 	clientOpts := []grpc.DialOption{grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return ln.DialContext(ctx) })}
+	streams := 4 // the gateway's default: calls travel over Exchange
 	if opts.tracing {
+		streams = 0 // as cmd/gateway does: one RPC, so one span, per call
 		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler()))
 		clientOpts = append(clientOpts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
 	}
@@ -99,7 +101,7 @@ func start(t testing.TB, opts options) *system {
 		srv.Stop()
 	}
 
-	client, err := catalogclient.New("passthrough:///bufnet", 2*time.Second, 4, clientOpts...)
+	client, err := catalogclient.New("passthrough:///bufnet", 2*time.Second, streams, clientOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,254 @@
+package catalogclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
+
+	"github.com/exercisedb/exercisedb/catalog/dataset"
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/catalog/grpcapi"
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+)
+
+// replica is one real catalog server on a TCP port.
+type replica struct {
+	svc *grpcapi.Service
+	srv *grpc.Server
+	reg *prometheus.Registry
+}
+
+// exchanged counts the calls the replica served over Exchange.
+func (r *replica) exchanged(t *testing.T) float64 {
+	t.Helper()
+	mfs, err := r.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() == "exercisedb_catalog_exchange_calls_total" {
+			for _, m := range mf.Metric {
+				n += m.Counter.GetValue()
+			}
+		}
+	}
+	return n
+}
+
+// replicas starts n catalogs serving the embedded catalogue and returns
+// them with a resolver naming all of them.
+func replicas(t *testing.T, n int) ([]*replica, *manual.Resolver) {
+	t.Helper()
+	cat, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		out   []*replica
+		addrs []resolver.Address
+	)
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &replica{svc: &grpcapi.Service{}, reg: prometheus.NewRegistry()}
+		r.srv, _ = grpcapi.NewServer(r.svc, slog.New(slog.NewTextHandler(io.Discard, nil)), r.reg)
+		r.svc.Swap(cat)
+		go r.srv.Serve(ln)
+		t.Cleanup(r.srv.Stop)
+		out = append(out, r)
+		addrs = append(addrs, resolver.Address{Addr: ln.Addr().String()})
+	}
+	res := manual.NewBuilderWithScheme("test")
+	res.InitialState(resolver.State{Addresses: addrs})
+	return out, res
+}
+
+func newClient(t *testing.T, res *manual.Resolver, streams int) *Client {
+	t.Helper()
+	c, err := New(res.Scheme()+":///catalog", 5*time.Second, streams, grpc.WithResolvers(res))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// listings are requests whose pages differ: every cursor of a walk over
+// the catalogue, with and without a filter, and requests the catalog
+// refuses.
+func listings(t *testing.T, c *Client) []ListRequest {
+	t.Helper()
+	var reqs []ListRequest
+	for _, f := range []Filter{{}, {BodyParts: []string{"chest"}}} {
+		req := ListRequest{Filter: f, Limit: 25}
+		for {
+			reqs = append(reqs, req)
+			p, err := c.List(context.Background(), "", req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !p.HasNextPage {
+				break
+			}
+			req.After = p.NextCursor
+		}
+	}
+	return append(reqs,
+		ListRequest{Filter: Filter{BodyParts: []string{"chst"}}, Limit: 10},
+		ListRequest{Limit: 10, After: "zzz", Before: "aaa"},
+		ListRequest{Limit: 10, After: reqs[len(reqs)-1].After, RecordCap: 5},
+	)
+}
+
+type outcome struct {
+	Page *Page
+	Err  string
+}
+
+func list(c *Client, req ListRequest) outcome {
+	p, err := c.List(context.Background(), "req_test", req)
+	o := outcome{Page: p}
+	if err != nil {
+		var e *apierror.Error
+		if !errors.As(err, &e) {
+			return outcome{Err: fmt.Sprintf("not an *apierror.Error: %v", err)}
+		}
+		o.Err = fmt.Sprintf("%d %s", e.Status, e.Message)
+	}
+	return o
+}
+
+// Calls sent concurrently over Exchange get what one RPC each would get,
+// errors included, and the streams spread over the replicas.
+func TestExchangeAnswersAsUnaryCalls(t *testing.T) {
+	defer func(n int) { streamBatches = n }(streamBatches)
+	streamBatches = 1 // a new stream for every batch: spread, and retired while answering
+	reps, res := replicas(t, 2)
+	unary, batched := newClient(t, res, 0), newClient(t, res, 4)
+	reqs := listings(t, unary)
+	want := make([]outcome, len(reqs))
+	for i, req := range reqs {
+		want[i] = list(unary, req)
+	}
+	// New streams go round-robin to the replicas that are ready: once
+	// both are, every one gets some.
+	deadline := time.Now().Add(10 * time.Second)
+	for reps[0].exchanged(t) == 0 || reps[1].exchanged(t) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10s, exchanged calls per replica: %v and %v", reps[0].exchanged(t), reps[1].exchanged(t))
+		}
+		list(batched, reqs[0])
+	}
+	got := make([]outcome, len(reqs))
+	var wg sync.WaitGroup
+	for round := range 3 {
+		for i, req := range reqs {
+			wg.Go(func() {
+				if o := list(batched, req); round == 0 {
+					got[i] = o
+				} else if diff := cmp.Diff(want[i], o); diff != "" {
+					t.Errorf("round %d, %+v (-unary +exchange):\n%s", round, req, diff)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("exchange differs from unary calls (-unary +exchange):\n%s", diff)
+	}
+	x, version, err := batched.Exercise(context.Background(), "", want[0].Page.Exercises[0].ID)
+	if err != nil || x.Name != want[0].Page.Exercises[0].Name || version == "" {
+		t.Errorf("Exercise = %+v, %q, %v; want the first exercise", x, version, err)
+	}
+	var e *apierror.Error
+	if _, _, err := batched.Exercise(context.Background(), "", "nope"); !errors.As(err, &e) || e.Status != 404 {
+		t.Errorf("Exercise(nope) = %v, want a 404", err)
+	}
+}
+
+// A replica that shuts down ends its streams; the calls they carried are
+// sent again and no caller sees an error.
+func TestExchangeSurvivesAReplicaShuttingDown(t *testing.T) {
+	reps, res := replicas(t, 2)
+	c := newClient(t, res, 4)
+	reqs := listings(t, c)[:40]
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		failures []string
+		calls    int
+	)
+	for w := range 16 {
+		wg.Go(func() {
+			for i := w; ctx.Err() == nil; i++ {
+				_, err := c.List(context.Background(), "", reqs[i%len(reqs)])
+				mu.Lock()
+				calls++
+				if err != nil {
+					failures = append(failures, err.Error())
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	time.Sleep(200 * time.Millisecond)
+	// The catalog's own shutdown: no new streams, then the service ends
+	// the open ones.
+	go reps[0].srv.GracefulStop()
+	reps[0].svc.Stop()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Errorf("%d of %d calls failed while a replica shut down, first: %s", len(failures), calls, failures[0])
+	}
+	if reps[1].exchanged(t) == 0 {
+		t.Error("the remaining replica served nothing")
+	}
+}
+
+func TestExchangeFailsFastWhenTheCatalogIsDown(t *testing.T) {
+	reps, res := replicas(t, 1)
+	reps[0].srv.Stop()
+	c := newClient(t, res, 2)
+	start := time.Now()
+	_, err := c.List(context.Background(), "", ListRequest{Limit: 10})
+	var e *apierror.Error
+	if !errors.As(err, &e) || e.Status != 503 {
+		t.Fatalf("List with the catalog down = %v, want a 503", err)
+	}
+	if d := time.Since(start); d >= 5*time.Second {
+		t.Errorf("took %v: the call waited for its whole timeout", d)
+	}
+}
+
+func TestClosedClientRefusesCalls(t *testing.T) {
+	_, res := replicas(t, 1)
+	c := newClient(t, res, 2)
+	if _, err := c.List(context.Background(), "", ListRequest{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	_, err := c.List(context.Background(), "", ListRequest{Limit: 1})
+	var e *apierror.Error
+	if !errors.As(err, &e) || e.Status != 503 {
+		t.Errorf("List after Close = %v, want a 503", err)
+	}
+}
