@@ -54,9 +54,10 @@ type ListRequest struct {
 	RecordCap     int
 }
 
-// Page is one page of a listing.
+// Page is one page of a listing. Its exercises are read with Len and
+// Exercise, straight from the catalog's reply, without a copy of each.
 type Page struct {
-	Exercises                    []Exercise
+	exercises                    []*catalogv1.Exercise
 	Total                        int
 	HasNextPage, HasPreviousPage bool
 	NextCursor, PreviousCursor   string // empty when absent
@@ -121,6 +122,29 @@ func (c *Client) call(ctx context.Context, requestID string) (context.Context, c
 	return ctx, cancel
 }
 
+// invoke makes a ListExercises or GetExercise call, in a batch over
+// Exchange when the client has streams, else as an RPC of its own; pick
+// takes the reply out of an exchanged call's result, rpc makes the RPC.
+func invoke[R any](ctx context.Context, c *Client, requestID string, call *catalogv1.Call,
+	pick func(*catalogv1.CallResult) *R, rpc func(context.Context) (*R, error)) (*R, error) {
+	if c.exchange == nil {
+		ctx, cancel := c.call(ctx, requestID)
+		defer cancel()
+		return rpc(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	call.RequestId = requestID
+	res, err := c.exchange.do(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	if r := pick(res); r != nil {
+		return r, nil
+	}
+	return nil, status.Error(codes.Internal, "the catalog answered with another method's result")
+}
+
 // Ready reports whether the catalog answers SERVING, or why not.
 func (c *Client) Ready(ctx context.Context) error {
 	ctx, cancel := c.call(ctx, "")
@@ -137,8 +161,6 @@ func (c *Client) Ready(ctx context.Context) error {
 
 // List returns one page of exercises.
 func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*Page, error) {
-	ctx, cancel := c.call(ctx, requestID)
-	defer cancel()
 	f := req.Filter
 	in := &catalogv1.ListExercisesRequest{
 		Filter: &catalogv1.ExerciseFilter{
@@ -151,57 +173,37 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		Before:    req.Before,
 		RecordCap: int32(req.RecordCap),
 	}
-	var (
-		r   *catalogv1.ListExercisesResponse
-		err error
-	)
-	if c.exchange != nil {
-		var res *catalogv1.CallResult
-		res, err = c.exchange.do(ctx, &catalogv1.Call{RequestId: requestID, Method: &catalogv1.Call_ListExercises{ListExercises: in}})
-		r = res.GetListExercises()
-	} else {
-		r, err = c.rpc.ListExercises(ctx, in)
-	}
-	if err == nil && r == nil {
-		err = status.Error(codes.Internal, "catalog answered a listing with another method's result")
-	}
+	r, err := invoke(ctx, c, requestID, &catalogv1.Call{Method: &catalogv1.Call_ListExercises{ListExercises: in}},
+		(*catalogv1.CallResult).GetListExercises,
+		func(ctx context.Context) (*catalogv1.ListExercisesResponse, error) {
+			return c.rpc.ListExercises(ctx, in)
+		})
 	if err != nil {
 		return nil, toAPIError(err)
 	}
-	p := &Page{
-		Exercises:       make([]Exercise, len(r.Exercises)),
+	return &Page{
+		exercises:       r.Exercises,
 		Total:           int(r.Total),
 		HasNextPage:     r.HasNextPage,
 		HasPreviousPage: r.HasPreviousPage,
 		NextCursor:      r.NextCursor,
 		PreviousCursor:  r.PreviousCursor,
 		Version:         r.CatalogueVersion,
-	}
-	for i, x := range r.Exercises {
-		p.Exercises[i] = fromProto(x)
-	}
-	return p, nil
+	}, nil
 }
+
+// Len is the number of exercises on the page.
+func (p *Page) Len() int { return len(p.exercises) }
+
+// Exercise returns the page's i-th exercise, 0 <= i < Len().
+func (p *Page) Exercise(i int) Exercise { return fromProto(p.exercises[i]) }
 
 // Exercise returns one exercise and the catalogue version.
 func (c *Client) Exercise(ctx context.Context, requestID, id string) (Exercise, string, error) {
-	ctx, cancel := c.call(ctx, requestID)
-	defer cancel()
 	in := &catalogv1.GetExerciseRequest{Id: id}
-	var (
-		r   *catalogv1.GetExerciseResponse
-		err error
-	)
-	if c.exchange != nil {
-		var res *catalogv1.CallResult
-		res, err = c.exchange.do(ctx, &catalogv1.Call{RequestId: requestID, Method: &catalogv1.Call_GetExercise{GetExercise: in}})
-		r = res.GetGetExercise()
-	} else {
-		r, err = c.rpc.GetExercise(ctx, in)
-	}
-	if err == nil && r == nil {
-		err = status.Error(codes.Internal, "catalog answered an exercise with another method's result")
-	}
+	r, err := invoke(ctx, c, requestID, &catalogv1.Call{Method: &catalogv1.Call_GetExercise{GetExercise: in}},
+		(*catalogv1.CallResult).GetGetExercise,
+		func(ctx context.Context) (*catalogv1.GetExerciseResponse, error) { return c.rpc.GetExercise(ctx, in) })
 	if status.Code(err) == codes.NotFound {
 		return Exercise{}, "", apierror.New(http.StatusNotFound, "No exercise has the id %q.", id)
 	}

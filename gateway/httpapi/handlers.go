@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -75,19 +76,28 @@ func (a *api) listExercises(params listParams) gin.HandlerFunc {
 			return
 		}
 		product := stateOf(c).product
-		body := listBody{Success: true, Data: make([]exerciseJSON, len(page.Exercises)), Meta: meta{
+		data := exerciseSlices.Get().(*[]exerciseJSON)
+		body := listBody{Success: true, Data: (*data)[:0], Meta: meta{
 			Total:           page.Total,
 			HasNextPage:     page.HasNextPage,
 			HasPreviousPage: page.HasPreviousPage,
 			NextCursor:      cursor(page.NextCursor),
 			PreviousCursor:  cursor(page.PreviousCursor),
 		}}
-		for i := range page.Exercises {
-			body.Data[i] = render(product, &page.Exercises[i])
+		for i := range page.Len() {
+			x := page.Exercise(i)
+			body.Data = append(body.Data, render(product, &x))
 		}
 		a.respond(c, page.Version, body)
+		clear(body.Data)
+		*data = body.Data[:0]
+		exerciseSlices.Put(data)
 	}
 }
+
+// exerciseSlices recycles the exercises of listing bodies, which respond
+// only reads: one allocation less, of about 2 KiB, per listing.
+var exerciseSlices = sync.Pool{New: func() any { return new([]exerciseJSON) }}
 
 func (a *api) exercise(c *gin.Context) {
 	if err := noQuery(c.Request.URL.RawQuery); err != nil {

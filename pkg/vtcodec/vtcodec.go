@@ -46,13 +46,12 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 		}
 		return mem.BufferSlice{mem.SliceBuffer(buf)}, nil
 	}
-	pool := mem.DefaultBufferPool()
-	buf := pool.Get(size)
-	if _, err := m.MarshalToSizedBufferVT((*buf)[:size]); err != nil {
-		pool.Put(buf)
+	buf := buffers.Get(size)
+	if _, err := m.MarshalToSizedBufferVT(*buf); err != nil {
+		buffers.Put(buf)
 		return nil, err
 	}
-	return mem.BufferSlice{mem.NewBuffer(buf, pool)}, nil
+	return mem.BufferSlice{mem.NewBuffer(buf, buffers)}, nil
 }
 
 // Unmarshal implements encoding.CodecV2. A message that can alias its
