@@ -127,15 +127,21 @@ func (c *Client) call(ctx context.Context, requestID string) (context.Context, c
 // takes the reply out of an exchanged call's result, rpc makes the RPC.
 func invoke[R any](ctx context.Context, c *Client, requestID string, call *catalogv1.Call,
 	pick func(*catalogv1.CallResult) *R, rpc func(context.Context) (*R, error)) (*R, error) {
-	if c.exchange == nil {
+	unary := func() (*R, error) {
 		ctx, cancel := c.call(ctx, requestID)
 		defer cancel()
 		return rpc(ctx)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	if c.exchange == nil || !c.exchange.available() {
+		return unary()
+	}
+	exCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	call.RequestId = requestID
-	res, err := c.exchange.do(ctx, call)
+	res, err := c.exchange.do(exCtx, call)
+	if status.Code(err) == codes.Unimplemented { // a catalog older than Exchange
+		return unary()
+	}
 	if err != nil {
 		return nil, err
 	}

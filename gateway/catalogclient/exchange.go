@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	spb "google.golang.org/genproto/googleapis/rpc/status"
@@ -21,6 +22,9 @@ const (
 	// maxSends bounds how often a call is sent when the streams carrying
 	// it break before it is answered (a catalog shutting down).
 	maxSends = 3
+	// maxReply bounds the size of one answer: 64 listings of 100 large
+	// records fit.
+	maxReply = 64 << 20
 )
 
 // A lane replaces its stream after so many batches or so long, whichever
@@ -46,7 +50,18 @@ type exchange struct {
 	ctx    context.Context // ends the lanes and their streams
 	cancel context.CancelFunc
 	lanes  sync.WaitGroup
+	// pausedUntil (Unix nanoseconds) is set when a catalog answers that it
+	// has no Exchange method (one older than it, during a rolling
+	// upgrade): until then, calls are RPCs of their own.
+	pausedUntil atomic.Int64
 }
+
+// pauseFor is how long a client makes RPCs after a catalog without
+// Exchange, before it tries Exchange again.
+const pauseFor = time.Minute
+
+// available reports whether calls should go over Exchange.
+func (x *exchange) available() bool { return time.Now().UnixNano() >= x.pausedUntil.Load() }
 
 // pending is one call on its way.
 type pending struct {
@@ -183,7 +198,8 @@ type stream struct {
 }
 
 func (x *exchange) open() (*stream, error) {
-	rpc, err := x.rpc.Exchange(x.ctx)
+	// A batch of listings can outgrow gRPC's default 4 MiB limit.
+	rpc, err := x.rpc.Exchange(x.ctx, grpc.MaxCallRecvMsgSize(maxReply))
 	if err != nil {
 		return nil, err
 	}
@@ -260,14 +276,19 @@ func (x *exchange) resend(batches [][]*pending, err error) {
 	if _, ok := status.FromError(err); !ok || errors.Is(err, context.Canceled) {
 		err = status.Errorf(codes.Unavailable, "catalog stream ended: %v", err)
 	}
+	unimplemented := status.Code(err) == codes.Unimplemented
+	if unimplemented {
+		x.pausedUntil.Store(time.Now().Add(pauseFor).UnixNano())
+	}
 	for _, batch := range batches {
 		for _, p := range batch {
-			if p.sends >= maxSends || x.ctx.Err() != nil {
+			if unimplemented || p.sends >= maxSends || x.ctx.Err() != nil {
 				finish([]*pending{p}, err)
 				continue
 			}
 			select {
 			case x.queue <- p:
+			case <-p.ctx.Done(): // nobody waits for it any more
 			case <-x.ctx.Done():
 				finish([]*pending{p}, err)
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
 	"github.com/exercisedb/exercisedb/gateway/apierror"
+	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 )
 
 // replica is one real catalog server on a TCP port.
@@ -261,5 +262,46 @@ func TestClosedClientRefusesCalls(t *testing.T) {
 	var e *apierror.Error
 	if !errors.As(err, &e) || e.Status != 503 {
 		t.Errorf("List after Close = %v, want a 503", err)
+	}
+}
+
+// oldCatalog is a catalog from before Exchange: it only has the unary
+// methods.
+type oldCatalog struct {
+	catalogv1.UnimplementedCatalogServiceServer
+	svc *grpcapi.Service
+}
+
+func (o oldCatalog) ListExercises(ctx context.Context, req *catalogv1.ListExercisesRequest) (*catalogv1.ListExercisesResponse, error) {
+	return o.svc.ListExercises(ctx, req)
+}
+
+// A gateway upgraded before its catalog falls back to one RPC per call.
+func TestExchangeFallsBackToRPCsWithAnOlderCatalog(t *testing.T) {
+	cat, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &grpcapi.Service{}
+	svc.Swap(cat)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	catalogv1.RegisterCatalogServiceServer(srv, oldCatalog{svc: svc})
+	go srv.Serve(ln)
+	t.Cleanup(srv.Stop)
+	res := manual.NewBuilderWithScheme("test")
+	res.InitialState(resolver.State{Addresses: []resolver.Address{{Addr: ln.Addr().String()}}})
+	c := newClient(t, res, 2)
+	for i := range 3 {
+		p, err := c.List(context.Background(), "", ListRequest{Limit: 5})
+		if err != nil || p.Len() != 5 {
+			t.Fatalf("call %d: %v, %v; want a page of 5", i, p, err)
+		}
+	}
+	if c.exchange.available() {
+		t.Error("the client still tries Exchange")
 	}
 }
