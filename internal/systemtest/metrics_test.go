@@ -33,6 +33,7 @@ func TestMetricNames(t *testing.T) {
 		{"catalog", s.catReg, []string{
 			"grpc_server_handled_total", "grpc_server_handling_seconds", "grpc_server_started_total",
 			"exercisedb_catalog_records", "exercisedb_catalog_catalogue_info",
+			"exercisedb_catalog_exchange_calls_total", "exercisedb_catalog_exchange_batch_calls",
 		}},
 	} {
 		families, err := tt.reg.Gather()
