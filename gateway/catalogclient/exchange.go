@@ -89,6 +89,14 @@ func newExchange(rpc catalogv1.CatalogServiceClient, streams int) *exchange {
 func (x *exchange) close() {
 	x.cancel()
 	x.lanes.Wait()
+	for {
+		select {
+		case p := <-x.queue:
+			finish([]*pending{p}, errClosed)
+		default:
+			return
+		}
+	}
 }
 
 // do sends call and waits for its result until ctx ends. A failed call's
