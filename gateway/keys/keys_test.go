@@ -334,3 +334,27 @@ func TestLookup(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkLookup finds a key among 10,000, and misses one: a SHA-256 of
+// the presented key and a map lookup, whatever the number of keys.
+func BenchmarkLookup(b *testing.B) {
+	var file strings.Builder
+	file.WriteString("keys:\n")
+	for i := range 10_000 {
+		fmt.Fprintf(&file, "  - {id: key_%d, hash: %s, products: {exercisedb: Pro}}\n", i, Hash(fmt.Sprintf("exdb_bench_%d", i)))
+	}
+	set, err := Parse([]byte(file.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, key := range map[string]string{"hit": "exdb_bench_4242", "miss": "exdb_bench_unknown"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := set.Lookup(key); ok != (name == "hit") {
+					b.Fatalf("Lookup(%s) found = %v", key, ok)
+				}
+			}
+		})
+	}
+}
