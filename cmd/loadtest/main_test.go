@@ -52,7 +52,7 @@ func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	err := run(ctx, []string{"-bin", bin, "-duration", "500ms", "-no-pin", "-warmup", "0s", "-connections", "8", "-mix", "200", "-json", jsonPath}, &stdout, &stderr)
+	err := run(ctx, []string{"-bin", bin, "-duration", "500ms", "-no-pin", "-warmup", "0s", "-connections", "8", "-latency-connections", "3", "-mix", "200", "-json", jsonPath}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -71,6 +71,8 @@ func TestSmoke(t *testing.T) {
 	var rep struct {
 		Scenarios []struct {
 			ID              string         `json:"id"`
+			Rate            int            `json:"rate"`
+			Connections     int            `json:"connections"`
 			Requests        int            `json:"requests"`
 			Status          map[string]int `json:"status"`
 			TransportErrors map[string]int `json:"transport_errors"`
@@ -88,6 +90,9 @@ func TestSmoke(t *testing.T) {
 		}
 		if len(s.TransportErrors) > 0 {
 			t.Errorf("scenario %s: requests without a response: %v", s.ID, s.TransportErrors)
+		}
+		if want := map[bool]int{true: 3, false: 8}[s.Rate > 0]; s.Connections != want {
+			t.Errorf("scenario %s (rate %d): %d connections, want %d", s.ID, s.Rate, s.Connections, want)
 		}
 	}
 	if got, want := strings.Join(ids, ","), "reference,listing,mix,cache-off,half-rate,reference-half-rate"; got != want {
@@ -108,14 +113,14 @@ func TestParseOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.pin || o.warmup != 100*time.Millisecond || o.connections != 64 || !o.cacheOff || o.bin != "bin" {
+	if o.pin || o.warmup != 100*time.Millisecond || o.connections != 64 || o.latencyConnections != 16 || !o.cacheOff || o.bin != "bin" {
 		t.Errorf("options = %+v", o)
 	}
 	o, err = parseOptions(nil, &bytes.Buffer{})
 	if err != nil || !o.pin || o.duration != 10*time.Second || o.warmup != 2*time.Second {
 		t.Errorf("defaults = %+v, %v", o, err)
 	}
-	for _, bad := range [][]string{{"-duration", "0s"}, {"-connections", "0"}, {"-mix", "5"}, {"-serve-reference", "x"}, {"extra"}, {"-nope"}} {
+	for _, bad := range [][]string{{"-duration", "0s"}, {"-connections", "0"}, {"-latency-connections", "0"}, {"-mix", "5"}, {"-serve-reference", "x"}, {"extra"}, {"-nope"}} {
 		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {
 			t.Errorf("parseOptions(%q): no error", bad)
 		}

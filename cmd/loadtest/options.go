@@ -19,13 +19,20 @@ type options struct {
 	duration    time.Duration // measured time of each scenario
 	warmup      time.Duration // unmeasured load before each scenario, at most duration/5
 	connections int           // connections (and vegeta workers) of the max-rate scenarios
-	cacheOff    bool          // run the listing that no response cache can serve
-	pin         bool          // servers on serverCPUs, load generator on loadCPUs
-	serverCPUs  string        // taskset list for the servers
-	loadCPUs    string        // taskset list for this process
-	jsonPath    string        // where to write the figures as JSON, if set
-	mixSize     int           // requests in the realistic mix before it repeats
-	seed        uint64        // of the mix and the cache-off order
+	// latencyConnections are those of the fixed-rate scenarios, which
+	// measure latency: at half the maximum rate a few requests are in
+	// flight at a time, and with 64 connections the load generator's own
+	// bursts (its single core catching up on its pacer) put up to 64
+	// requests in the servers' queue at once, which set the p99 of the
+	// reference and the gateway alike.
+	latencyConnections int
+	cacheOff           bool   // run the listing that no response cache can serve
+	pin                bool   // servers on serverCPUs, load generator on loadCPUs
+	serverCPUs         string // taskset list for the servers
+	loadCPUs           string // taskset list for this process
+	jsonPath           string // where to write the figures as JSON, if set
+	mixSize            int    // requests in the realistic mix before it repeats
+	seed               uint64 // of the mix and the cache-off order
 
 	// The hidden reference server mode: this binary re-executed by itself.
 	serveReference string // address to serve on
@@ -41,6 +48,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured `time` of each scenario")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured load before each scenario (at most a fifth of -duration)")
 	fs.IntVar(&o.connections, "connections", 64, "keep-alive connections (and workers) of the load generator")
+	fs.IntVar(&o.latencyConnections, "latency-connections", 16, "keep-alive connections (and workers) of the fixed-rate scenarios, which measure latency")
 	fs.BoolVar(&o.cacheOff, "cache-off", true, "also run the listing whose query changes on every request, so every request reaches the catalog")
 	fs.BoolVar(&noPin, "no-pin", false, "do not pin the servers and the load generator to separate cores")
 	fs.StringVar(&o.serverCPUs, "server-cpus", "1", "taskset `list` of the servers' cores")
@@ -66,6 +74,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.connections < 1 {
 		bad = append(bad, "-connections: want at least 1")
+	}
+	if o.latencyConnections < 1 {
+		bad = append(bad, "-latency-connections: want at least 1")
 	}
 	if o.mixSize < 100 {
 		bad = append(bad, "-mix: want at least 100")

@@ -49,7 +49,9 @@ type report struct {
 	Duration    string    `json:"duration"`
 	Warmup      string    `json:"warmup"`
 	Connections int       `json:"connections"`
-	PageBytes   int       `json:"page_bytes"` // size of the listing page (and the reference's body)
+	// LatencyConnections are those of the fixed-rate scenarios.
+	LatencyConnections int `json:"latency_connections"`
+	PageBytes          int `json:"page_bytes"` // size of the listing page (and the reference's body)
 	// The realistic mix: requests before it repeats, and shares in percent.
 	MixSize       int                `json:"mix_size"`
 	MixByKind     map[string]float64 `json:"mix_by_kind"`
@@ -69,11 +71,13 @@ type report struct {
 
 // scenarioResult is one scenario's figures.
 type scenarioResult struct {
-	ID      string  `json:"id"`
-	Name    string  `json:"name"`
-	Rate    int     `json:"rate"` // requests per second asked for; 0: as fast as possible
-	summary         // requests, latencies, statuses
-	Ratio   float64 `json:"ratio_to_reference"` // req/s over the reference's
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Rate int    `json:"rate"` // requests per second asked for; 0: as fast as possible
+	// Connections of the load generator (and its workers).
+	Connections int     `json:"connections"`
+	summary             // requests, latencies, statuses
+	Ratio       float64 `json:"ratio_to_reference"` // req/s over the reference's
 	// CPURatio is the reference's CPU time per request over this
 	// scenario's (every server's): what Ratio would be if both ran their
 	// core flat out, and far less disturbed by other processes than Ratio.
@@ -284,8 +288,8 @@ func (r *report) writeMarkdown(w io.Writer) {
 	if r.Pinned {
 		pin = fmt.Sprintf("servers on CPU %s, load generator on CPU %s (taskset)", r.ServerCPUs, r.LoadCPUs)
 	}
-	fmt.Fprintf(w, "`%s`, %s, %s with %d CPUs; %s. Each scenario: %s warm-up, then %s measured; %d keep-alive connections. Listing page: %d bytes.\n\n",
-		r.Command, r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Platform, r.CPUs, pin, r.Warmup, r.Duration, r.Connections, r.PageBytes)
+	fmt.Fprintf(w, "`%s`, %s, %s with %d CPUs; %s. Each scenario: %s warm-up, then %s measured; %d keep-alive connections at the maximum rate, %d at a fixed rate. Listing page: %d bytes.\n\n",
+		r.Command, r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Platform, r.CPUs, pin, r.Warmup, r.Duration, r.Connections, r.LatencyConnections, r.PageBytes)
 
 	fmt.Fprintln(w, "| scenario | rate | req/s | × reference | × reference by CPU / req | p50 | p99 | max | responses | no response |")
 	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|---|--:|")

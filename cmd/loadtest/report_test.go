@@ -81,7 +81,7 @@ func testReport(listingRPS, cacheOffRPS float64, halfP99 time.Duration, gatewayH
 	}
 	r := &report{
 		Date: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), Command: "loadtest -duration 10s", Platform: "linux/amd64", CPUs: 2,
-		Pinned: true, ServerCPUs: "1", LoadCPUs: "0", Duration: "10s", Warmup: "2s", Connections: 64, PageBytes: 3618,
+		Pinned: true, ServerCPUs: "1", LoadCPUs: "0", Duration: "10s", Warmup: "2s", Connections: 64, LatencyConnections: 16, PageBytes: 3618,
 		MixSize: 4000, MixByKind: map[string]float64{string(kindSingle): 100}, MixByPlan: map[string]float64{"Mega": 100},
 		CacheOffCycle: 34000,
 		Scenarios: []scenarioResult{
@@ -198,6 +198,7 @@ func TestWriteMarkdown(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"`loadtest -duration 10s`, 2026-11-21 12:00 UTC, linux/amd64 with 2 CPUs; servers on CPU 1, load generator on CPU 0 (taskset).",
+		"64 keep-alive connections at the maximum rate, 16 at a fixed rate.",
 		"| reference | max | 20,000 | 1.00 | 1.00 | 1.00 ms | 4.00 ms | 8.00 ms | 200: 200,000 | 0 |",
 		"| listing | max | 12,000 | 0.60 | 0.50 | 1.50 ms | 6.00 ms | 12.0 ms | 200: 120,000 | 0 |",
 		"| half | 6,000/s | 6,000 | 0.30 |",

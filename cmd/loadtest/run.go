@@ -111,20 +111,21 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 
 	byKind, byPlan := mixShares(items, cs)
 	rep := &report{
-		Date:        time.Now(),
-		Command:     strings.Join(append([]string{"loadtest"}, args...), " "),
-		Platform:    runtime.GOOS + "/" + runtime.GOARCH,
-		CPUs:        onlineCPUs(),
-		Pinned:      o.pin,
-		Duration:    o.duration.String(),
-		Warmup:      o.warmup.String(),
-		Connections: o.connections,
-		PageBytes:   len(page),
-		MixSize:     len(items),
-		MixByKind:   byKind,
-		MixByPlan:   byPlan,
-		PeakRSS:     map[string]int64{},
-		RSSFile:     map[string]int64{},
+		Date:               time.Now(),
+		Command:            strings.Join(append([]string{"loadtest"}, args...), " "),
+		Platform:           runtime.GOOS + "/" + runtime.GOARCH,
+		CPUs:               onlineCPUs(),
+		Pinned:             o.pin,
+		Duration:           o.duration.String(),
+		Warmup:             o.warmup.String(),
+		Connections:        o.connections,
+		LatencyConnections: o.latencyConnections,
+		PageBytes:          len(page),
+		MixSize:            len(items),
+		MixByKind:          byKind,
+		MixByPlan:          byPlan,
+		PeakRSS:            map[string]int64{},
+		RSSFile:            map[string]int64{},
 	}
 	if o.cacheOff {
 		rep.CacheOffCycle = len(cacheOff)
@@ -208,7 +209,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 
 	// 5. The listing at half the maximum rate of 2.
 	half := max(1, int(math.Round(maxRate/2)))
-	res, err = m.scenario(ctx, scenarioHalfRate, "gateway: listing at half the max rate", load{requests: listing, rate: half}, gatewayWatch)
+	res, err = m.scenario(ctx, scenarioHalfRate, "gateway: listing at half the max rate", load{requests: listing, rate: half, connections: m.o.latencyConnections}, gatewayWatch)
 	if err != nil {
 		return err
 	}
@@ -217,7 +218,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	// 6. The reference at that rate: the latency that the load generator,
 	// the loopback and a gin server add anyway, for 5's p99 to be read
 	// against.
-	res, err = m.scenario(ctx, scenarioReferenceHalfRate, "reference: at the rate of the previous row", load{requests: refListing, rate: half}, refWatch)
+	res, err = m.scenario(ctx, scenarioReferenceHalfRate, "reference: at the rate of the previous row", load{requests: refListing, rate: half, connections: m.o.latencyConnections}, refWatch)
 	if err != nil {
 		return err
 	}
@@ -314,8 +315,11 @@ func (m *measurer) snapshot(ctx context.Context, ws []watch) (snapshot, error) {
 
 // scenario warms up, then measures l, with the resources of ws.
 func (m *measurer) scenario(ctx context.Context, id, name string, l load, ws []watch) (scenarioResult, error) {
-	l.duration, l.connections, l.at = m.o.duration, m.o.connections, &cycles{}
-	res := scenarioResult{ID: id, Name: name, Rate: l.rate, CatalogCalls: math.NaN(), OtherServerCores: math.NaN(), OtherLoadCores: math.NaN()}
+	l.duration, l.at = m.o.duration, &cycles{}
+	if l.connections == 0 {
+		l.connections = m.o.connections
+	}
+	res := scenarioResult{ID: id, Name: name, Rate: l.rate, Connections: l.connections, CatalogCalls: math.NaN(), OtherServerCores: math.NaN(), OtherLoadCores: math.NaN()}
 	rate := "max rate"
 	if l.rate > 0 {
 		rate = fmt.Sprintf("%d req/s", l.rate)
