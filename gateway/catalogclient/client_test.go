@@ -25,25 +25,37 @@ func (c *countingCatalog) ListBodyParts(context.Context, *catalogv1.ListBodyPart
 	return &catalogv1.ListBodyPartsResponse{BodyParts: []string{"chest"}, CatalogueVersion: "v"}, nil
 }
 
+// serve runs srv on a loopback port until the test ends.
+func serve(t testing.TB, srv *grpc.Server) resolver.Address {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(srv.Stop)
+	return resolver.Address{Addr: ln.Addr().String()}
+}
+
+// resolverOf resolves "test:///catalog" to addrs.
+func resolverOf(addrs ...resolver.Address) *manual.Resolver {
+	r := manual.NewBuilderWithScheme("test")
+	r.InitialState(resolver.State{Addresses: addrs})
+	return r
+}
+
 // TestRoundRobin checks that one Client spreads its calls over every
 // address its target resolves to, as dns:/// does for several replicas.
 func TestRoundRobin(t *testing.T) {
 	var replicas [2]*countingCatalog
 	var addrs []resolver.Address
 	for i := range replicas {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
 		replicas[i] = &countingCatalog{}
 		srv := grpc.NewServer()
 		catalogv1.RegisterCatalogServiceServer(srv, replicas[i])
-		go srv.Serve(ln)
-		t.Cleanup(srv.Stop)
-		addrs = append(addrs, resolver.Address{Addr: ln.Addr().String()})
+		addrs = append(addrs, serve(t, srv))
 	}
-	r := manual.NewBuilderWithScheme("test")
-	r.InitialState(resolver.State{Addresses: addrs})
+	r := resolverOf(addrs...)
 	c, err := New(r.Scheme()+":///catalog", 5*time.Second, 0, grpc.WithResolvers(r))
 	if err != nil {
 		t.Fatal(err)

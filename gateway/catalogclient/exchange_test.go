@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,21 +63,13 @@ func replicas(t testing.TB, n int) ([]*replica, *manual.Resolver) {
 		addrs []resolver.Address
 	)
 	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := &replica{svc: &grpcapi.Service{}, reg: prometheus.NewRegistry()}
 		r.srv, _ = grpcapi.NewServer(r.svc, slog.New(slog.NewTextHandler(io.Discard, nil)), r.reg)
 		r.svc.Swap(cat)
-		go r.srv.Serve(ln)
-		t.Cleanup(r.srv.Stop)
 		out = append(out, r)
-		addrs = append(addrs, resolver.Address{Addr: ln.Addr().String()})
+		addrs = append(addrs, serve(t, r.srv))
 	}
-	res := manual.NewBuilderWithScheme("test")
-	res.InitialState(resolver.State{Addresses: addrs})
-	return out, res
+	return out, resolverOf(addrs...)
 }
 
 func newClient(t *testing.T, res *manual.Resolver, streams int) *Client {
@@ -285,17 +276,9 @@ func TestExchangeFallsBackToRPCsWithAnOlderCatalog(t *testing.T) {
 	}
 	svc := &grpcapi.Service{}
 	svc.Swap(cat)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := grpc.NewServer()
 	catalogv1.RegisterCatalogServiceServer(srv, oldCatalog{svc: svc})
-	go srv.Serve(ln)
-	t.Cleanup(srv.Stop)
-	res := manual.NewBuilderWithScheme("test")
-	res.InitialState(resolver.State{Addresses: []resolver.Address{{Addr: ln.Addr().String()}}})
-	c := newClient(t, res, 2)
+	c := newClient(t, resolverOf(serve(t, srv)), 2)
 	for i := range 3 {
 		p, err := c.List(context.Background(), "", ListRequest{Limit: 5})
 		if err != nil || p.Len() != 5 {
