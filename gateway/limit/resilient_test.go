@@ -407,8 +407,11 @@ func TestResilientConcurrent(t *testing.T) {
 	if got := admitted.Load(); got != 40+20 {
 		t.Fatalf("admitted %d in all, want 40 + this replica's share of a new key's burst, 20", got)
 	}
-	if s := r.Stats(); s.Calls-callsUp != 3 || s.State != Open {
-		t.Errorf("Stats = %+v (%d calls while up), want 3 calls while down (Trip) and open", s, callsUp)
+	// The breaker opens after Trip failures in a row; calls that were
+	// already on their way to the store when it opened reach it too, so
+	// up to one per other goroutine (31) may follow the third.
+	if s, down := r.Stats(), r.Stats().Calls-callsUp; down < 3 || down > 3+31 || s.State != Open {
+		t.Errorf("Stats = %+v (%d calls while up): %d calls while down, want 3 (Trip) to 34, and open", s, callsUp, down)
 	}
 }
 
