@@ -96,8 +96,12 @@ func (a *api) listExercises(params listParams) gin.HandlerFunc {
 }
 
 // exerciseSlices recycles the exercises of listing bodies, which respond
-// only reads: one allocation less, of about 2 KiB, per listing.
-var exerciseSlices = sync.Pool{New: func() any { return new([]exerciseJSON) }}
+// only reads: one allocation less, of about 2 KiB, per listing. A slice
+// from it is never nil, so an empty page still renders "data": [].
+var exerciseSlices = sync.Pool{New: func() any {
+	s := make([]exerciseJSON, 0, 25)
+	return &s
+}}
 
 func (a *api) exercise(c *gin.Context) {
 	if err := noQuery(c.Request.URL.RawQuery); err != nil {

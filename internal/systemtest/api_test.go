@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -200,4 +201,19 @@ func etagOf(t *testing.T, path string) string {
 	t.Helper()
 	resp, _ := start(t, options{}).do(t, request{path: path, keyID: "key_mega"})
 	return resp.Header.Get("ETag")
+}
+
+// An empty page renders "data": [] also when the gateway's recycled
+// listing slices have been dropped by the garbage collector, which empties
+// a sync.Pool within two collections.
+func TestEmptyPageAfterCollection(t *testing.T) {
+	s := start(t, options{})
+	for range 3 {
+		runtime.GC()
+		runtime.GC()
+		resp, body := s.do(t, request{path: "/api/v1/exercises?equipments=treadmill", keyID: "key_pro"})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"data":[]`) {
+			t.Fatalf("status %d, body %s; want 200 with \"data\":[]", resp.StatusCode, body)
+		}
+	}
 }
