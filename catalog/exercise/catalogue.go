@@ -36,6 +36,7 @@ const resolvedCacheSize = 1024
 // walk through it from the cursor's position.
 type Catalogue struct {
 	version   string
+	format    string
 	exercises []Exercise // sorted by ID
 	vocab     Vocabularies
 
@@ -53,6 +54,7 @@ type Catalogue struct {
 // refuses what would break the index (duplicate ids, undeclared values).
 func New(f *File) (*Catalogue, error) {
 	c := &Catalogue{
+		format:    cmp.Or(f.Format, FormatV1),
 		exercises: slices.Clone(f.Exercises),
 		vocab:     sortedVocabularies(f.Vocabularies),
 		all:       roaring.New(),
@@ -196,7 +198,7 @@ func sortedVocabularies(v Vocabularies) Vocabularies {
 
 func versionOf(c *Catalogue) (string, error) {
 	h := sha256.New()
-	if err := Encode(h, &File{Format: FormatV1, Vocabularies: c.vocab, Exercises: c.exercises}); err != nil {
+	if err := Encode(h, &File{Format: c.format, Vocabularies: c.vocab, Exercises: c.exercises}); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil

@@ -16,6 +16,22 @@ type Exercise struct {
 	// MediaKey names the exercise's image, if it has one; a product renders
 	// it into a URL with its own template.
 	MediaKey string `json:"mediaKey,omitempty"`
+
+	// The content a person needs to do the exercise. A version 2 file
+	// gives every record a description, 3 to 10 instructions and 1 to 5
+	// tips; aliases may be empty. A version 1 file has none of them.
+	Description  string   `json:"description,omitempty"`
+	Instructions []string `json:"instructions,omitempty"`
+	Tips         []string `json:"tips,omitempty"`
+	// Aliases are other names people use for the exercise; no two records
+	// share one, and none is another record's name.
+	Aliases []string `json:"aliases,omitempty"`
+
+	// Family is the movement family the record belongs to (the records of
+	// one family are each other's variations) and Pattern the movement
+	// pattern that alternatives share. Both are required in version 2.
+	Family  string `json:"family,omitempty"`
+	Pattern string `json:"pattern,omitempty"`
 }
 
 // Term is an entry of a vocabulary that has nothing but a name.

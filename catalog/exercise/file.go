@@ -11,8 +11,24 @@ import (
 	"strings"
 )
 
-// FormatV1 is the value of the "format" member of a version 1 catalogue file.
-const FormatV1 = "exercisedb-catalogue/v1"
+// The values of the "format" member. Version 2 adds each record's content
+// (description, instructions, tips, aliases) and its family and movement
+// pattern, all required but aliases; version 1 files still load, with
+// records that have no content and no relations.
+const (
+	FormatV1 = "exercisedb-catalogue/v1"
+	FormatV2 = "exercisedb-catalogue/v2"
+)
+
+// Bounds of a record's content.
+const (
+	MinInstructions = 3
+	MaxInstructions = 10
+	MinTips         = 1
+	MaxTips         = 5
+	// MaxTextLength bounds each description, step, tip and alias.
+	MaxTextLength = 600
+)
 
 // File is the catalogue file: a JSON object with the format name, the
 // vocabularies and the exercises. docs/catalogue-format.md describes it.
@@ -40,8 +56,8 @@ func Decode(r io.Reader) (*File, error) {
 	if err := decodeStrict(r, &top); err != nil {
 		return nil, fmt.Errorf("catalogue file: %w", err)
 	}
-	if top.Format != FormatV1 {
-		return nil, fmt.Errorf("catalogue file: format is %q, want %q", top.Format, FormatV1)
+	if top.Format != FormatV1 && top.Format != FormatV2 {
+		return nil, fmt.Errorf("catalogue file: format is %q, want %q or %q", top.Format, FormatV2, FormatV1)
 	}
 	f := &File{Format: top.Format}
 	if top.Vocabularies == nil {
@@ -57,7 +73,7 @@ func Decode(r io.Reader) (*File, error) {
 	seen := make(map[string]int, len(top.Exercises))
 	for i, raw := range top.Exercises {
 		rec := recordProblems{list: &problems, where: fmt.Sprintf("exercises[%d]", i)}
-		x, ok := decodeExercise(raw, &rec)
+		x, ok := decodeExercise(raw, f.Format == FormatV2, &rec)
 		if !ok {
 			continue
 		}
@@ -72,6 +88,7 @@ func Decode(r io.Reader) (*File, error) {
 	if len(top.Exercises) == 0 {
 		problems.add("catalogue file: exercises: none")
 	}
+	checkAliases(f.Exercises, &problems)
 	if err := problems.err(); err != nil {
 		return nil, err
 	}
@@ -109,9 +126,15 @@ type fileExercise struct {
 	TargetMuscles    *[]string `json:"targetMuscles"`
 	SecondaryMuscles *[]string `json:"secondaryMuscles"`
 	MediaKey         *string   `json:"mediaKey"`
+	Description      *string   `json:"description"`
+	Instructions     *[]string `json:"instructions"`
+	Tips             *[]string `json:"tips"`
+	Aliases          *[]string `json:"aliases"`
+	Family           *string   `json:"family"`
+	Pattern          *string   `json:"pattern"`
 }
 
-func decodeExercise(raw json.RawMessage, rec *recordProblems) (Exercise, bool) {
+func decodeExercise(raw json.RawMessage, v2 bool, rec *recordProblems) (Exercise, bool) {
 	var fx fileExercise
 	if err := decodeStrict(bytes.NewReader(raw), &fx); err != nil {
 		// Name the record by its id if the lenient decoding finds one.
@@ -166,7 +189,81 @@ func decodeExercise(raw json.RawMessage, rec *recordProblems) (Exercise, bool) {
 	if x.SecondaryMuscles == nil {
 		x.SecondaryMuscles = []string{}
 	}
+	if !v2 {
+		v2only := []struct {
+			field   string
+			present bool
+		}{
+			{"description", fx.Description != nil}, {"instructions", fx.Instructions != nil}, {"tips", fx.Tips != nil},
+			{"aliases", fx.Aliases != nil}, {"family", fx.Family != nil}, {"pattern", fx.Pattern != nil},
+		}
+		for _, m := range v2only {
+			if m.present {
+				rec.add(m.field, "only allowed in format %q", FormatV2)
+			}
+		}
+		return x, true
+	}
+	x.Description = str("description", fx.Description, true)
+	x.Family = str("family", fx.Family, true)
+	x.Pattern = str("pattern", fx.Pattern, true)
+	x.Instructions = texts(rec, "instructions", fx.Instructions, MinInstructions, MaxInstructions)
+	x.Tips = texts(rec, "tips", fx.Tips, MinTips, MaxTips)
+	if fx.Aliases != nil {
+		x.Aliases = texts(rec, "aliases", fx.Aliases, 0, -1)
+	}
+	if len(x.Description) > MaxTextLength {
+		rec.add("description", "longer than %d bytes", MaxTextLength)
+	}
+	for i, a := range x.Aliases {
+		if Canonical(a) != a {
+			rec.add(fmt.Sprintf("aliases[%d]", i), "%q is not canonical, write %q", a, Canonical(a))
+		}
+	}
 	return x, true
+}
+
+// texts checks a list of content strings: its length within min..max (max
+// -1: unbounded) and every entry non-blank and at most MaxTextLength bytes.
+func texts(rec *recordProblems, field string, p *[]string, min, max int) []string {
+	switch {
+	case p == nil:
+		rec.add(field, "missing")
+		return nil
+	case len(*p) < min || (max >= 0 && len(*p) > max):
+		rec.add(field, "%d entries, want %d to %d", len(*p), min, max)
+	}
+	for i, t := range *p {
+		switch {
+		case strings.TrimSpace(t) == "":
+			rec.add(fmt.Sprintf("%s[%d]", field, i), "empty")
+		case len(t) > MaxTextLength:
+			rec.add(fmt.Sprintf("%s[%d]", field, i), "longer than %d bytes", MaxTextLength)
+		}
+	}
+	return *p
+}
+
+// checkAliases refuses an alias that two records claim, or that is another
+// record's name, compared by SearchKey as a search would compare them.
+func checkAliases(xs []Exercise, problems *problemList) {
+	owner := make(map[string]string, len(xs))
+	for _, x := range xs {
+		owner[SearchKey(x.Name)] = x.ID
+	}
+	for _, x := range xs {
+		for _, a := range x.Aliases {
+			k := SearchKey(a)
+			switch prev, taken := owner[k]; {
+			case !taken:
+				owner[k] = x.ID
+			case prev == x.ID:
+				problems.add("exercise %q: alias %q: repeats its own name or another of its aliases", x.ID, a)
+			default:
+				problems.add("exercise %q: alias %q: also claimed by exercise %q (as its name or an alias)", x.ID, a, prev)
+			}
+		}
+	}
 }
 
 // vocabularySets holds the declared values of each vocabulary.

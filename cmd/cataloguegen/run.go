@@ -24,6 +24,9 @@ type usageError struct{ error }
 type config struct {
 	source, out  string
 	check, stats bool
+	// lint, only and show: see lint.go.
+	lint, show, sameRecords bool
+	only                    string
 }
 
 // run generates the catalogue, or checks it with -check. Status messages go
@@ -35,6 +38,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if cfg.lint {
+		return lint(cfg, stdout, stderr)
 	}
 	f, data, err := source.Generate(os.DirFS(cfg.source))
 	if err != nil {
@@ -71,6 +77,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.out, "out", "catalog/dataset/catalogue.json", "generated catalogue `file`")
 	fs.BoolVar(&cfg.check, "check", false, "do not write; fail if the file differs from what the source generates")
 	fs.BoolVar(&cfg.stats, "stats", false, "print the record counts as Markdown tables on stdout")
+	fs.BoolVar(&cfg.lint, "lint", false, "do not write; report content problems (families still without content allowed)")
+	fs.StringVar(&cfg.only, "only", "", "with -lint: only these family `files` (comma-separated base names, e.g. chest.yaml)")
+	fs.BoolVar(&cfg.show, "show", false, "with -lint: print the rendered records on stdout")
+	fs.BoolVar(&cfg.sameRecords, "same-records", false, "with -lint: fail if a record's interface fields differ from the -out file's")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err

@@ -43,22 +43,33 @@ func Generate(fsys fs.FS) (*exercise.File, []byte, error) {
 // outside the vocabularies, names that are not canonical, names equal under
 // exercise.SearchKey, colliding ids, and a muscle that is both a target and
 // a secondary muscle of a record.
-func (s *Source) Build() (*exercise.File, error) {
+func (s *Source) Build() (*exercise.File, error) { return s.build(false) }
+
+// BuildPartial is Build for a source whose content is still being written:
+// a family without content templates yields records without content. Its
+// result is for linting, not for the service.
+func (s *Source) BuildPartial() (*exercise.File, error) { return s.build(true) }
+
+func (s *Source) build(partial bool) (*exercise.File, error) {
 	var p problems
 	b := builder{
 		vocab:    newVocabulary(&s.Vocabularies, &p),
 		problems: &p,
+		partial:  partial,
 		names:    make(map[string]*Variant),
 		ids:      make(map[string]*Variant),
+		aliases:  make(map[string]*Variant),
 	}
+	b.families = s.Families
 	for i := range s.Families {
 		b.family(&s.Families[i])
 	}
+	b.checkAliases()
 	if err := p.err(); err != nil {
 		return nil, err
 	}
 	return &exercise.File{
-		Format:       exercise.FormatV1,
+		Format:       exercise.FormatV2,
 		Vocabularies: b.vocab.file(),
 		Exercises:    b.records,
 	}, nil
@@ -68,11 +79,15 @@ func (s *Source) Build() (*exercise.File, error) {
 type builder struct {
 	vocab    *vocabulary
 	problems *problems
+	partial  bool
+	families []Family
 	records  []exercise.Exercise
 	// names and ids map the SearchKey of each name, and each id, to the
-	// variant that has it, to report duplicates with both positions.
-	names map[string]*Variant
-	ids   map[string]*Variant
+	// variant that has it, to report duplicates with both positions;
+	// aliases does the same for aliases.
+	names   map[string]*Variant
+	ids     map[string]*Variant
+	aliases map[string]*Variant
 }
 
 func (b *builder) family(f *Family) {
@@ -84,6 +99,7 @@ func (b *builder) family(f *Family) {
 	b.checkList(where, "secondaryMuscles", f.SecondaryMuscles, b.vocab.muscles, false)
 	b.checkList(where, "exerciseTypes", f.ExerciseTypes, b.vocab.exerciseTypes, true)
 	b.checkValue(where, "difficulty", f.Difficulty, b.vocab.difficulties, true)
+	b.checkValue(where, "pattern", f.Pattern, b.vocab.patterns, !b.partial)
 	if len(f.Variants) == 0 {
 		b.problems.add("%s: variants: none", where)
 	}
@@ -102,6 +118,7 @@ func (b *builder) variant(f *Family, v *Variant) {
 	b.checkList(where, "targetMuscles", v.TargetMuscles, b.vocab.muscles, v.TargetMuscles != nil)
 	b.checkList(where, "secondaryMuscles", v.SecondaryMuscles, b.vocab.muscles, false)
 	b.checkList(where, "exerciseTypes", v.ExerciseTypes, b.vocab.exerciseTypes, v.ExerciseTypes != nil)
+	b.checkValue(where, "pattern", v.Pattern, b.vocab.patterns, false)
 
 	x := exercise.Exercise{
 		ID:               b.id(where, v),
@@ -111,6 +128,8 @@ func (b *builder) variant(f *Family, v *Variant) {
 		Difficulty:       cmp.Or(v.Difficulty, f.Difficulty),
 		TargetMuscles:    inherit(v.TargetMuscles, f.TargetMuscles),
 		SecondaryMuscles: inherit(v.SecondaryMuscles, f.SecondaryMuscles),
+		Family:           f.Family,
+		Pattern:          cmp.Or(v.Pattern, f.Pattern),
 	}
 	x.BodyParts = b.vocab.bodyPartsOf(x.TargetMuscles)
 	x.MediaKey = "exercises/" + x.ID
@@ -119,7 +138,30 @@ func (b *builder) variant(f *Family, v *Variant) {
 			b.problems.add("%s: muscle %q is both a target and a secondary muscle", where, m)
 		}
 	}
+	b.content(where, f, v, &x)
 	b.records = append(b.records, x)
+}
+
+// checkAliases refuses an alias that is a name or another variant's alias
+// under exercise.SearchKey: a search for it must find one exercise.
+func (b *builder) checkAliases() {
+	for fi := range b.families {
+		for vi := range b.families[fi].Variants {
+			v := &b.families[fi].Variants[vi]
+			for _, a := range v.Aliases {
+				k := exercise.SearchKey(a)
+				if prev, ok := b.names[k]; ok {
+					b.problems.add("%s: %q: alias %q: is the name of %q at %s", v.Pos, v.Name, a, prev.Name, prev.Pos)
+					continue
+				}
+				if prev, ok := b.aliases[k]; ok {
+					b.problems.add("%s: %q: alias %q: also an alias of %q at %s", v.Pos, v.Name, a, prev.Name, prev.Pos)
+					continue
+				}
+				b.aliases[k] = v
+			}
+		}
+	}
 }
 
 // checkName requires a canonical name that no other variant has under

@@ -24,7 +24,11 @@ const (
 // Read parses the source directory fsys. It is strict: unknown keys, a
 // second YAML document in a file and files other than *.yaml under
 // families/ are errors. It does not check values; Build does.
-func Read(fsys fs.FS) (*Source, error) {
+func Read(fsys fs.FS) (*Source, error) { return ReadOnly(fsys, nil) }
+
+// ReadOnly is Read limited to the family files that keep accepts (by path
+// relative to fsys); nil keeps every file.
+func ReadOnly(fsys fs.FS, keep func(file string) bool) (*Source, error) {
 	s := &Source{}
 	if err := readVocabularies(fsys, &s.Vocabularies); err != nil {
 		return nil, err
@@ -35,6 +39,9 @@ func Read(fsys fs.FS) (*Source, error) {
 	}
 	var errs []error
 	for _, name := range files {
+		if keep != nil && !keep(name) {
+			continue
+		}
 		fams, err := readFamilies(fsys, name)
 		if err != nil {
 			errs = append(errs, err)

@@ -20,6 +20,9 @@ type Vocabularies struct {
 	// as hyphens, so the source does not repeat it.
 	ExerciseTypes []string `yaml:"exerciseTypes"`
 	Difficulties  []string `yaml:"difficulties"`
+	// Patterns are the movement patterns a family can have; alternatives
+	// share one. They are not an API vocabulary.
+	Patterns []string `yaml:"patterns"`
 
 	// File is the source file, relative to the source directory.
 	File string `yaml:"-"`
@@ -36,12 +39,23 @@ type MuscleGroup struct {
 type Family struct {
 	// Family names the movement for reviewers and error messages; it is
 	// not part of the generated records.
-	Family           string    `yaml:"family"`
-	TargetMuscles    []string  `yaml:"targetMuscles"`
-	SecondaryMuscles []string  `yaml:"secondaryMuscles"`
-	ExerciseTypes    []string  `yaml:"exerciseTypes"`
-	Difficulty       string    `yaml:"difficulty"`
-	Variants         []Variant `yaml:"variants"`
+	Family           string   `yaml:"family"`
+	TargetMuscles    []string `yaml:"targetMuscles"`
+	SecondaryMuscles []string `yaml:"secondaryMuscles"`
+	ExerciseTypes    []string `yaml:"exerciseTypes"`
+	Difficulty       string   `yaml:"difficulty"`
+	// Pattern is the movement pattern, declared in vocabularies.yaml.
+	Pattern string `yaml:"pattern"`
+
+	// The content templates of the family's records (see content.go):
+	// {name} is the variant's name and any other {slot} the variant's (or
+	// the family's default) text for that slot.
+	Description  string            `yaml:"description"`
+	Instructions []string          `yaml:"instructions"`
+	Tips         []string          `yaml:"tips"`
+	Slots        map[string]string `yaml:"slots"`
+
+	Variants []Variant `yaml:"variants"`
 
 	Pos Position `yaml:"-"`
 }
@@ -63,6 +77,20 @@ type Variant struct {
 	TargetMuscles    []string `yaml:"targetMuscles"`
 	SecondaryMuscles []string `yaml:"secondaryMuscles"`
 	ExerciseTypes    []string `yaml:"exerciseTypes"`
+	Pattern          string   `yaml:"pattern"`
+
+	// Aliases are other names people use for this exercise.
+	Aliases []string `yaml:"aliases"`
+	// About is appended to the family's description: what makes this
+	// variant what it is.
+	About string `yaml:"about"`
+	// Slots fill the family's templates.
+	Slots map[string]string `yaml:"slots"`
+	// Tips come before the family's tips.
+	Tips []string `yaml:"tips"`
+	// Description and Instructions, when set, replace the family's.
+	Description  string   `yaml:"description"`
+	Instructions []string `yaml:"instructions"`
 
 	Pos Position `yaml:"-"`
 }

@@ -11,7 +11,7 @@ import (
 type vocabulary struct {
 	src                                           *Vocabularies
 	bodyParts, muscles, equipments, exerciseTypes map[string]bool
-	difficulties                                  map[string]bool
+	difficulties, patterns                        map[string]bool
 	muscleBodyPart                                map[string]string
 	bodyPartRank                                  map[string]int
 }
@@ -26,6 +26,7 @@ func newVocabulary(v *Vocabularies, p *problems) *vocabulary {
 		equipments:     declare(p, v.File, "equipments", v.Equipments),
 		exerciseTypes:  declare(p, v.File, "exerciseTypes", v.ExerciseTypes),
 		difficulties:   declare(p, v.File, "difficulties", v.Difficulties),
+		patterns:       declare(p, v.File, "patterns", v.Patterns),
 		muscleBodyPart: make(map[string]string),
 		bodyPartRank:   make(map[string]int),
 	}
