@@ -47,7 +47,13 @@ type Catalogue struct {
 	nameKeys []string
 	trigrams map[string]*roaring.Bitmap
 
+	// families and patterns map each family and movement pattern to the
+	// positions of its records (version 2 files only).
+	families map[string]*roaring.Bitmap
+	patterns map[string]*roaring.Bitmap
+
 	resolved *lru.Cache[string, *roaring.Bitmap]
+	related  *lru.Cache[string, *ranked]
 }
 
 // New indexes a catalogue file. Decode validates a file fully; New only
@@ -59,6 +65,8 @@ func New(f *File) (*Catalogue, error) {
 		vocab:     sortedVocabularies(f.Vocabularies),
 		all:       roaring.New(),
 		trigrams:  make(map[string]*roaring.Bitmap),
+		families:  make(map[string]*roaring.Bitmap),
+		patterns:  make(map[string]*roaring.Bitmap),
 	}
 	slices.SortFunc(c.exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
 	for i := 1; i < len(c.exercises); i++ {
@@ -97,11 +105,16 @@ func New(f *File) (*Catalogue, error) {
 			b.RunOptimize()
 		}
 	}
-	for _, b := range c.trigrams {
-		b.RunOptimize()
+	for _, m := range []map[string]*roaring.Bitmap{c.trigrams, c.families, c.patterns} {
+		for _, b := range m {
+			b.RunOptimize()
+		}
 	}
 	var err error
 	if c.resolved, err = lru.New[string, *roaring.Bitmap](resolvedCacheSize); err != nil {
+		return nil, err
+	}
+	if c.related, err = lru.New[string, *ranked](resolvedCacheSize); err != nil {
 		return nil, err
 	}
 	if c.version, err = versionOf(c); err != nil {
@@ -139,6 +152,9 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 	post(byTargetMuscle, x.TargetMuscles...)
 	post(bySecondaryMuscle, x.SecondaryMuscles...)
 
+	group(c.families, x.Family, pos)
+	group(c.patterns, x.Pattern, pos)
+
 	key := SearchKey(x.Name)
 	c.nameKeys[pos] = key
 	for i := 0; i+3 <= len(key); i++ {
@@ -151,6 +167,19 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 		b.Add(pos)
 	}
 	return err
+}
+
+// group adds pos to the bitmap of name in m, unless name is empty.
+func group(m map[string]*roaring.Bitmap, name string, pos uint32) {
+	if name == "" {
+		return
+	}
+	b := m[name]
+	if b == nil {
+		b = roaring.New()
+		m[name] = b
+	}
+	b.Add(pos)
 }
 
 // Version identifies the catalogue's content: a hash of its canonical

@@ -60,8 +60,10 @@ func (f *Filter) values(index int) []string {
 }
 
 // resolve returns the positions of the exercises that f selects, reporting
-// unknown values into bad. The result is shared and must not be modified.
-func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) *roaring.Bitmap {
+// unknown values into bad, and a key that identifies the selection (the
+// same for filters that select by the same canonical values). The result is
+// shared and must not be modified.
+func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) (*roaring.Bitmap, string) {
 	// Canonical terms: one group of bitmaps (to be OR-ed) per field in use.
 	var groups [][]*roaring.Bitmap
 	var key strings.Builder
@@ -94,26 +96,26 @@ func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) *roaring.Bitmap {
 	name := SearchKey(f.Name)
 	if len(f.Name) > MaxNameLength {
 		bad.add(FieldName, f.Name, "is longer than %d characters", MaxNameLength)
-		return nil
+		return nil, ""
 	}
 	if len(bad.Violations) > 0 {
-		return nil
-	}
-	switch {
-	case len(groups) == 0 && name == "":
-		return c.all
-	case len(groups) == 1 && len(groups[0]) == 1 && name == "":
-		return groups[0][0] // a posting list as it is: nothing to compute
+		return nil, ""
 	}
 	key.WriteString("name=")
 	key.WriteString(name)
 	k := key.String()
+	switch {
+	case len(groups) == 0 && name == "":
+		return c.all, k
+	case len(groups) == 1 && len(groups[0]) == 1 && name == "":
+		return groups[0][0], k // a posting list as it is: nothing to compute
+	}
 	if b, ok := c.resolved.Get(k); ok {
-		return b
+		return b, k
 	}
 	b := c.compute(groups, name)
 	c.resolved.Add(k, b)
-	return b
+	return b, k
 }
 
 // compute intersects the unions of groups with the name matches.

@@ -47,26 +47,8 @@ const malformedID = "is not a well-formed exercise id (1 to 32 characters of A-Z
 // *ArgumentError listing every invalid field, or a *CapError.
 func (c *Catalogue) List(f Filter, p PageRequest) (Page, error) {
 	var bad ArgumentError
-	limit := p.Limit
-	if limit == 0 {
-		limit = DefaultLimit
-	}
-	if limit < 1 || limit > MaxLimit {
-		bad.add(FieldLimit, strconv.Itoa(p.Limit), "must be between 1 and %d", MaxLimit)
-	}
-	if p.RecordCap < 0 {
-		bad.add(FieldRecordCap, strconv.Itoa(p.RecordCap), "must not be negative")
-	}
-	cur := cursor{field: FieldAfter, id: p.After}
-	if p.Before != "" {
-		cur = cursor{field: FieldBefore, id: p.Before, backward: true}
-	}
-	if p.After != "" && p.Before != "" {
-		bad.add(FieldBefore, p.Before, "cannot be combined with after: send one cursor")
-	} else if cur.id != "" {
-		cur.pos, cur.set = c.resolveCursor(cur, &bad)
-	}
-	set := c.resolve(&f, &bad)
+	limit, cur := c.pageArgs(p, &bad)
+	set, _ := c.resolve(&f, &bad)
 	if err := bad.orNil(); err != nil {
 		return Page{}, err
 	}
@@ -89,6 +71,31 @@ func (c *Catalogue) List(f Filter, p PageRequest) (Page, error) {
 		return w.backward(cur.pos)
 	}
 	return w.forward(cur)
+}
+
+// pageArgs checks the parts of a page request that every listing shares and
+// resolves its cursor to a position, reporting problems into bad.
+func (c *Catalogue) pageArgs(p PageRequest, bad *ArgumentError) (limit int, cur cursor) {
+	limit = p.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	if limit < 1 || limit > MaxLimit {
+		bad.add(FieldLimit, strconv.Itoa(p.Limit), "must be between 1 and %d", MaxLimit)
+	}
+	if p.RecordCap < 0 {
+		bad.add(FieldRecordCap, strconv.Itoa(p.RecordCap), "must not be negative")
+	}
+	cur = cursor{field: FieldAfter, id: p.After}
+	if p.Before != "" {
+		cur = cursor{field: FieldBefore, id: p.Before, backward: true}
+	}
+	if p.After != "" && p.Before != "" {
+		bad.add(FieldBefore, p.Before, "cannot be combined with after: send one cursor")
+	} else if cur.id != "" {
+		cur.pos, cur.set = c.resolveCursor(cur, bad)
+	}
+	return limit, cur
 }
 
 // cursor is the request's cursor, resolved to a position.

@@ -1,0 +1,46 @@
+package exercise
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestDecodeVersion2(t *testing.T) {
+	b, err := os.ReadFile("testdata/small-v2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := string(b)
+	f, err := Decode(strings.NewReader(small))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := f.Exercises[1]; x.Description != "A horizontal press." || len(x.Instructions) != 3 || x.Aliases[0] != "bench press" || x.Pattern != "horizontal push" {
+		t.Errorf("decoded %+v", x)
+	}
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{"empty step", `"Pull."`, `" "`, `exercises[0] (id "pu"): field "instructions[1]": empty`},
+		{"too few steps", `["Hang.", "Pull.", "Lower."]`, `["Hang.", "Pull."]`, `field "instructions": 2 entries, want 3 to 10`},
+		{"too many tips", `["Stay tight."]`, `["1.", "2.", "3.", "4.", "5.", "6."]`, `field "tips": 6 entries, want 1 to 5`},
+		{"no tips", `["Stay tight."]`, `[]`, `field "tips": 0 entries, want 1 to 5`},
+		{"missing description", `"description": "A vertical pull.", `, ``, `exercises[0] (id "pu"): field "description": missing`},
+		{"missing pattern", `, "pattern": "vertical pull"`, ``, `field "pattern": missing`},
+		{"alias of two records", `"aliases": ["pullup bar hang pull"]`, `"aliases": ["bench-press"]`, `exercise "bp": alias "bench press": also claimed by exercise "pu"`},
+		{"alias equal to a name", `"aliases": ["bench press"]`, `"aliases": ["pull up"]`, `exercise "bp": alias "pull up": also claimed by exercise "pu"`},
+		{"content in a version 1 file", `exercisedb-catalogue/v2`, `exercisedb-catalogue/v1`, `field "description": only allowed in format "exercisedb-catalogue/v2"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := strings.Replace(small, tc.old, tc.new, 1)
+			if in == small {
+				t.Fatalf("%q is not in the file", tc.old)
+			}
+			_, err := Decode(strings.NewReader(in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package exercise
+
+import "github.com/RoaringBitmap/roaring/v2"
+
+// ranked is a list ordered best first: the concatenation of disjoint tiers,
+// the best tier first, each in id (position) order. Ties are thus broken by
+// ascending id, and for one catalogue the order is fixed, so a cursor is a
+// record of the list and pages follow each other as in an id-ordered one.
+type ranked struct {
+	tiers []*roaring.Bitmap
+	sizes []int
+	total int
+}
+
+// newRanked drops empty tiers and counts the rest.
+func newRanked(tiers ...*roaring.Bitmap) *ranked {
+	r := &ranked{}
+	for _, t := range tiers {
+		n := int(t.GetCardinality())
+		if n == 0 {
+			continue
+		}
+		t.RunOptimize()
+		r.tiers = append(r.tiers, t)
+		r.sizes = append(r.sizes, n)
+		r.total += n
+	}
+	return r
+}
+
+// index returns the rank (0-based) of the record at pos, or -1 if the list
+// does not hold it.
+func (r *ranked) index(pos uint32) int {
+	base := 0
+	for i, t := range r.tiers {
+		if t.Contains(pos) {
+			return base + int(t.Rank(pos)) - 1
+		}
+		base += r.sizes[i]
+	}
+	return -1
+}
+
+// positions returns the positions of the records ranked from to to-1.
+func (r *ranked) positions(from, to int) []uint32 {
+	out := make([]uint32, 0, max(0, to-from))
+	base := 0
+	for i, t := range r.tiers {
+		n := r.sizes[i]
+		if from < to && from < base+n {
+			first, err := t.Select(uint32(from - base))
+			if err != nil { // from-base < n: cannot happen
+				break
+			}
+			it := t.Iterator()
+			it.AdvanceIfNeeded(first)
+			for from < to && it.HasNext() {
+				out = append(out, it.Next())
+				from++
+			}
+		}
+		base += n
+		if from >= to {
+			break
+		}
+	}
+	return out
+}
+
+// page reads one page of r as List would read one of an id-ordered list:
+// the record cap keeps the first RecordCap ranks reachable, and the cursor
+// must be a record of the list.
+func (c *Catalogue) rankedPage(r *ranked, limit int, cur cursor, recordCap int) (Page, error) {
+	reach := r.total
+	if recordCap > 0 && reach > recordCap {
+		reach = recordCap
+	}
+	start, end := 0, min(reach, limit)
+	if cur.set {
+		g := r.index(cur.pos)
+		switch {
+		case g < 0:
+			return Page{}, &ArgumentError{Violations: []FieldError{{
+				Field: cur.field, Value: cur.id, Description: "is not a record of this list (a cursor must be an exerciseId from one of its pages)",
+			}}}
+		case g >= reach:
+			return Page{}, &CapError{Field: cur.field, Value: cur.id, RecordCap: recordCap}
+		case cur.backward:
+			start, end = max(0, g-limit), g
+		default:
+			start, end = g+1, min(reach, g+1+limit)
+		}
+	}
+	p := Page{Total: reach, HasPreviousPage: start > 0, HasNextPage: end < reach}
+	p.Exercises = make([]Exercise, 0, end-start)
+	for _, pos := range r.positions(start, end) {
+		p.Exercises = append(p.Exercises, c.exercises[pos])
+	}
+	if n := len(p.Exercises); n > 0 {
+		if p.HasNextPage {
+			p.NextCursor = p.Exercises[n-1].ID
+		}
+		if p.HasPreviousPage {
+			p.PreviousCursor = p.Exercises[0].ID
+		}
+	}
+	return p, nil
+}

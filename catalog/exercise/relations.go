@@ -1,0 +1,147 @@
+package exercise
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Relation names a list of exercises related to one exercise.
+type Relation int
+
+const (
+	// Variations are the other exercises of the exercise's family, in
+	// progression order: easiest difficulty first, ties by id.
+	Variations Relation = iota + 1
+	// Alternatives are the exercises of the same movement pattern that
+	// share at least one target muscle, except those that differ only in
+	// name: the same family with the same equipment (a paused bench press
+	// is no substitute for a bench press). Best first, see alternatives.
+	Alternatives
+)
+
+func (r Relation) String() string {
+	switch r {
+	case Variations:
+		return "variations"
+	case Alternatives:
+		return "alternatives"
+	}
+	return "relation(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Related returns one page of the exercises related to the exercise id,
+// restricted to those f selects, ranked and paged as SPEC's ranked lists:
+// the cursor is a record of the list, and the record cap keeps the first
+// RecordCap ranks reachable. Errors: ErrNotFound for an unknown id, an
+// *ArgumentError, or a *CapError. A catalogue loaded from a version 1 file
+// has no families or patterns, so every relation is empty.
+func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (Page, error) {
+	var bad ArgumentError
+	if rel != Variations && rel != Alternatives {
+		bad.add("relation", rel.String(), "is not a relation")
+	}
+	src, found := uint32(0), false
+	if !ValidID(id) {
+		bad.add(FieldID, id, malformedID)
+	} else {
+		src, found = c.position(id)
+	}
+	limit, cur := c.pageArgs(p, &bad)
+	set, key := c.resolve(&f, &bad)
+	if err := bad.orNil(); err != nil {
+		return Page{}, err
+	}
+	if !found {
+		return Page{}, ErrNotFound
+	}
+	k := rel.String() + "|" + strconv.FormatUint(uint64(src), 10) + "|" + key
+	r, ok := c.related.Get(k)
+	if !ok {
+		if rel == Variations {
+			r = c.variations(src, set)
+		} else {
+			r = c.alternatives(src, set)
+		}
+		c.related.Add(k, r)
+	}
+	return c.rankedPage(r, limit, cur, p.RecordCap)
+}
+
+// variations ranks the other members of src's family that set holds by
+// difficulty, easiest first.
+func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
+	fam := c.families[c.exercises[src].Family]
+	if fam == nil {
+		return newRanked()
+	}
+	members := roaring.And(fam, set)
+	members.Remove(src)
+	tiers := make([]*roaring.Bitmap, 0, len(c.vocab.Difficulties))
+	for _, d := range c.vocab.Difficulties { // easiest first
+		tiers = append(tiers, roaring.And(members, c.postings[byDifficulty][d.Name]))
+	}
+	return newRanked(tiers...)
+}
+
+// alternatives ranks the substitutes for src that set holds. Better first:
+//
+//  1. those that train every target muscle of src, before those that share
+//     only some;
+//  2. within each, the same family (the movement done with other
+//     equipment) before other families of the pattern;
+//  3. within each, the same difficulty before another.
+//
+// Ties are by id. Each criterion is a bitmap, so ranking costs a few bitmap
+// operations whatever the size of the catalogue.
+func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
+	x := &c.exercises[src]
+	pattern := c.patterns[x.Pattern]
+	if pattern == nil {
+		return newRanked()
+	}
+	targets := make([]*roaring.Bitmap, len(x.TargetMuscles))
+	for i, m := range x.TargetMuscles {
+		targets[i] = c.postings[byTargetMuscle][m]
+	}
+	candidates := roaring.FastAnd(pattern, set, roaring.FastOr(targets...))
+	candidates.Remove(src)
+	fam := c.families[x.Family]
+	if fam == nil {
+		fam = roaring.New()
+	}
+	// Drop the members of src's family that use exactly its equipment:
+	// they are variations, not substitutes.
+	for _, pos := range roaring.And(candidates, fam).ToArray() {
+		if sameSet(c.exercises[pos].Equipments, x.Equipments) {
+			candidates.Remove(pos)
+		}
+	}
+	every := roaring.FastAnd(append([]*roaring.Bitmap{candidates}, targets...)...)
+	some := roaring.AndNot(candidates, every)
+	level := c.postings[byDifficulty][x.Difficulty]
+	var tiers []*roaring.Bitmap
+	for _, muscles := range []*roaring.Bitmap{every, some} {
+		inFamily := roaring.And(muscles, fam)
+		others := roaring.AndNot(muscles, fam)
+		for _, group := range []*roaring.Bitmap{inFamily, others} {
+			tiers = append(tiers, roaring.And(group, level), roaring.AndNot(group, level))
+		}
+	}
+	return newRanked(tiers...)
+}
+
+// sameSet reports whether a and b hold the same values (each without
+// repeats), in any order.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, v := range a {
+		if !slices.Contains(b, v) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,259 @@
+package exercise
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// relatedFile is randomFile as a version 2 file: records in 40 families
+// over 6 movement patterns, with minimal content.
+func relatedFile(n int, seed uint64) *File {
+	f := randomFile(n, seed)
+	f.Format = FormatV2
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for i := range f.Exercises {
+		x := &f.Exercises[i]
+		fam := rng.IntN(40)
+		x.Family = fmt.Sprintf("family %d", fam)
+		x.Pattern = fmt.Sprintf("pattern %d", fam%6)
+		x.Description = "A test exercise."
+		x.Instructions = []string{"Set up.", "Move.", "Return."}
+		x.Tips = []string{"Breathe."}
+		x.Aliases = []string{}
+	}
+	return f
+}
+
+// relatedModel is the specification of Related written as a scan: every
+// record is tested against the rules and sorted by its tier, then id.
+func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
+	all, err := model(f, flt, PageRequest{Limit: MaxLimit * 1000})
+	if err != nil {
+		panic(err)
+	}
+	var src Exercise
+	for _, x := range f.Exercises {
+		if x.ID == id {
+			src = x
+		}
+	}
+	share := func(x Exercise) (some, every bool) {
+		n := 0
+		for _, m := range src.TargetMuscles {
+			if slices.Contains(x.TargetMuscles, m) {
+				n++
+			}
+		}
+		return n > 0, n == len(src.TargetMuscles)
+	}
+	rank := map[string]int{"beginner": 0, "intermediate": 1, "advanced": 2}
+	type scored struct {
+		x    Exercise
+		tier int
+	}
+	var out []scored
+	for _, x := range all.Exercises {
+		if x.ID == src.ID {
+			continue
+		}
+		switch rel {
+		case Variations:
+			if x.Family == src.Family {
+				out = append(out, scored{x, rank[x.Difficulty]})
+			}
+		case Alternatives:
+			some, every := share(x)
+			if x.Pattern != src.Pattern || !some || (x.Family == src.Family && sameSet(x.Equipments, src.Equipments)) {
+				continue
+			}
+			tier := 0
+			if !every {
+				tier += 4
+			}
+			if x.Family != src.Family {
+				tier += 2
+			}
+			if x.Difficulty != src.Difficulty {
+				tier++
+			}
+			out = append(out, scored{x, tier})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(a.tier, b.tier), cmp.Compare(a.x.ID, b.x.ID))
+	})
+	xs := make([]Exercise, len(out))
+	for i, s := range out {
+		xs[i] = s.x
+	}
+	return xs
+}
+
+// walkRelated pages through a relation with limit, forward from the start
+// and then backward from the end, and returns both orders of ids.
+func walkRelated(t *testing.T, c *Catalogue, rel Relation, id string, flt Filter, limit, recordCap int) (fwd, bwd []string, total int) {
+	t.Helper()
+	p, err := c.Related(rel, id, flt, PageRequest{Limit: limit, RecordCap: recordCap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total = p.Total
+	var last Page
+	for {
+		fwd = append(fwd, ids(p.Exercises)...)
+		last = p
+		if !p.HasNextPage {
+			break
+		}
+		if p.NextCursor == "" {
+			t.Fatalf("HasNextPage without NextCursor")
+		}
+		if p, err = c.Related(rel, id, flt, PageRequest{Limit: limit, RecordCap: recordCap, After: p.NextCursor}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p = last
+	for {
+		bwd = append(ids(p.Exercises), bwd...)
+		if !p.HasPreviousPage {
+			break
+		}
+		if p, err = c.Related(rel, id, flt, PageRequest{Limit: limit, RecordCap: recordCap, Before: p.PreviousCursor}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fwd, bwd, total
+}
+
+func TestRelatedMatchesModel(t *testing.T) {
+	f := relatedFile(600, 3)
+	c := mustNew(t, f)
+	filters := []Filter{
+		{},
+		{Equipments: []string{"body weight", "dumbbell"}},
+		{Difficulties: []string{"beginner"}, BodyParts: []string{"back"}},
+	}
+	for _, rel := range []Relation{Variations, Alternatives} {
+		for i, flt := range filters {
+			for _, src := range []string{"r00000", "r00007", "r00123", "r00599"} {
+				t.Run(fmt.Sprintf("%s/filter%d/%s", rel, i, src), func(t *testing.T) {
+					want := ids(relatedModel(f, rel, src, flt))
+					for _, recordCap := range []int{0, 3} {
+						fwd, bwd, total := walkRelated(t, c, rel, src, flt, 4, recordCap)
+						w := want
+						if recordCap > 0 && len(w) > recordCap {
+							w = w[:recordCap]
+						}
+						if total != len(w) {
+							t.Errorf("cap %d: total %d, want %d", recordCap, total, len(w))
+						}
+						if !slices.Equal(fwd, w) && !(len(fwd) == 0 && len(w) == 0) {
+							t.Errorf("cap %d: forward\n got %v\nwant %v", recordCap, fwd, w)
+						}
+						if !slices.Equal(bwd, fwd) {
+							t.Errorf("cap %d: backward visits %v, forward %v", recordCap, bwd, fwd)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestRelationRules(t *testing.T) {
+	f := relatedFile(400, 5)
+	c := mustNew(t, f)
+	byID := map[string]Exercise{}
+	for _, x := range f.Exercises {
+		byID[x.ID] = x
+	}
+	related := func(rel Relation, id string) []string {
+		fwd, _, _ := walkRelated(t, c, rel, id, Filter{}, MaxLimit, 0)
+		return fwd
+	}
+	for _, x := range f.Exercises {
+		for _, v := range related(Variations, x.ID) {
+			if !slices.Contains(related(Variations, v), x.ID) {
+				t.Fatalf("%s is a variation of %s but not the other way round", v, x.ID)
+			}
+			if byID[v].Family != x.Family {
+				t.Fatalf("variation %s of %s is of family %q, not %q", v, x.ID, byID[v].Family, x.Family)
+			}
+		}
+		for _, a := range related(Alternatives, x.ID) {
+			y := byID[a]
+			shares := slices.ContainsFunc(y.TargetMuscles, func(m string) bool { return slices.Contains(x.TargetMuscles, m) })
+			switch {
+			case a == x.ID:
+				t.Fatalf("%s is its own alternative", a)
+			case !shares:
+				t.Fatalf("alternative %s of %s shares no target muscle", a, x.ID)
+			case y.Pattern != x.Pattern:
+				t.Fatalf("alternative %s of %s has pattern %q, not %q", a, x.ID, y.Pattern, x.Pattern)
+			case y.Family == x.Family && sameSet(y.Equipments, x.Equipments):
+				t.Fatalf("alternative %s of %s differs in neither equipment nor set-up", a, x.ID)
+			}
+		}
+	}
+}
+
+func TestRelatedErrors(t *testing.T) {
+	f := relatedFile(200, 9)
+	c := mustNew(t, f)
+	alts, _, _ := walkRelated(t, c, Alternatives, "r00001", Filter{}, MaxLimit, 0)
+	if len(alts) < 3 {
+		t.Fatalf("r00001 has %d alternatives; the test needs 3", len(alts))
+	}
+	var notInList string
+	for _, x := range f.Exercises {
+		if x.ID != "r00001" && !slices.Contains(alts, x.ID) {
+			notInList = x.ID
+			break
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		id    string
+		req   PageRequest
+		want  error
+		field string
+	}{
+		{name: "unknown id", id: "nope", want: ErrNotFound},
+		{name: "malformed id", id: "a b", want: ErrInvalidArgument, field: FieldID},
+		{name: "cursor not in list", id: "r00001", req: PageRequest{After: notInList}, want: ErrInvalidArgument, field: FieldAfter},
+		{name: "cursor not in catalogue", id: "r00001", req: PageRequest{Before: "zzz"}, want: ErrInvalidArgument, field: FieldBefore},
+		{name: "both cursors", id: "r00001", req: PageRequest{After: alts[0], Before: alts[1]}, want: ErrInvalidArgument, field: FieldBefore},
+		{name: "beyond cap", id: "r00001", req: PageRequest{After: alts[2], RecordCap: 2}, want: ErrBeyondRecordCap},
+		{name: "limit", id: "r00001", req: PageRequest{Limit: MaxLimit + 1}, want: ErrInvalidArgument, field: FieldLimit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := c.Related(Alternatives, tc.id, Filter{}, tc.req)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			var ae *ArgumentError
+			if tc.field != "" && (!errors.As(err, &ae) || ae.Violations[0].Field != tc.field) {
+				t.Fatalf("err = %v, want a violation of %s", err, tc.field)
+			}
+		})
+	}
+	// The cursor at the cap's last record is still reachable.
+	if _, err := c.Related(Alternatives, "r00001", Filter{}, PageRequest{After: alts[1], RecordCap: 2}); err != nil {
+		t.Fatalf("after the last reachable record: %v", err)
+	}
+}
+
+// A version 1 catalogue has no families: every relation is empty.
+func TestRelatedVersion1(t *testing.T) {
+	c := mustNew(t, randomFile(50, 1))
+	for _, rel := range []Relation{Variations, Alternatives} {
+		p, err := c.Related(rel, "r00003", Filter{}, PageRequest{})
+		if err != nil || p.Total != 0 || len(p.Exercises) != 0 {
+			t.Fatalf("%s: %+v, %v", rel, p, err)
+		}
+	}
+}
