@@ -32,6 +32,10 @@ const (
 	FieldSecondaryMuscles = "secondaryMuscles"
 	FieldName             = "name"
 	FieldID               = "id"
+	FieldRelation         = "relation"
+	// FieldRelatedID is the id of the exercise a related listing is of,
+	// for adapters that name it apart from an exercise lookup's id.
+	FieldRelatedID = "relatedId"
 )
 
 // A FieldError says what is wrong with one request field.

@@ -40,7 +40,7 @@ func (r Relation) String() string {
 func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (Page, error) {
 	var bad ArgumentError
 	if rel != Variations && rel != Alternatives {
-		bad.add("relation", rel.String(), "is not a relation")
+		bad.add(FieldRelation, rel.String(), "is not a relation (want variations or alternatives)")
 	}
 	src, found := uint32(0), false
 	if !ValidID(id) {

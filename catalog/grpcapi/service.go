@@ -109,7 +109,7 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		return nil, err
 	}
 	f := req.GetFilter()
-	page, err := c.List(exercise.Filter{
+	filter := exercise.Filter{
 		BodyParts:        f.GetBodyParts(),
 		Equipments:       f.GetEquipments(),
 		Difficulties:     f.GetDifficulties(),
@@ -117,15 +117,27 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		TargetMuscles:    f.GetTargetMuscles(),
 		SecondaryMuscles: f.GetSecondaryMuscles(),
 		Name:             f.GetName(),
-	}, exercise.PageRequest{
+	}
+	pr := exercise.PageRequest{
 		Limit:     int(req.GetLimit()),
 		After:     req.GetAfter(),
 		Before:    req.GetBefore(),
 		RecordCap: int(req.GetRecordCap()),
-	})
-	if err != nil {
+	}
+	var page exercise.Page
+	rel := req.GetRelated()
+	if rel != nil {
+		page, err = c.Related(relations[rel.GetRelation()], rel.GetId(), filter, pr)
+	} else {
+		page, err = c.List(filter, pr)
+	}
+	switch {
+	case err != nil && rel != nil:
+		return nil, relatedStatus(err)
+	case err != nil:
 		return nil, toStatus(err)
 	}
+	include := contentMask(req.GetInclude())
 	out := &catalogv1.ListExercisesResponse{
 		Exercises:        make([]*catalogv1.Exercise, len(page.Exercises)),
 		Total:            int32(page.Total),
@@ -136,7 +148,7 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		CatalogueVersion: c.Version(),
 	}
 	for i := range page.Exercises {
-		out.Exercises[i] = toProto(&page.Exercises[i])
+		out.Exercises[i] = toProto(&page.Exercises[i], include)
 	}
 	return out, nil
 }
@@ -151,7 +163,7 @@ func (s *Service) GetExercise(_ context.Context, req *catalogv1.GetExerciseReque
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &catalogv1.GetExerciseResponse{Exercise: toProto(&x), CatalogueVersion: c.Version()}, nil
+	return &catalogv1.GetExerciseResponse{Exercise: toProto(&x, allContent), CatalogueVersion: c.Version()}, nil
 }
 
 // ListBodyParts implements catalogv1.CatalogServiceServer.
@@ -209,8 +221,35 @@ func (s *Service) ListExerciseTypes(context.Context, *catalogv1.ListExerciseType
 	return out, nil
 }
 
-func toProto(x *exercise.Exercise) *catalogv1.Exercise {
-	return &catalogv1.Exercise{
+// relations maps the proto's relations to the catalogue's; an unspecified
+// one maps to the zero Relation, which the catalogue refuses.
+var relations = map[catalogv1.Relation]exercise.Relation{
+	catalogv1.Relation_RELATION_VARIATIONS:   exercise.Variations,
+	catalogv1.Relation_RELATION_ALTERNATIVES: exercise.Alternatives,
+}
+
+// content is a set of content fields, one bit per catalogv1.ContentField.
+type content uint8
+
+const allContent content = 1<<catalogv1.ContentField_CONTENT_FIELD_DESCRIPTION |
+	1<<catalogv1.ContentField_CONTENT_FIELD_INSTRUCTIONS |
+	1<<catalogv1.ContentField_CONTENT_FIELD_TIPS |
+	1<<catalogv1.ContentField_CONTENT_FIELD_ALIASES
+
+func contentMask(fields []catalogv1.ContentField) content {
+	var m content
+	for _, f := range fields {
+		if f > 0 && f < 8 {
+			m |= 1 << f
+		}
+	}
+	return m & allContent
+}
+
+func (m content) has(f catalogv1.ContentField) bool { return m&(1<<f) != 0 }
+
+func toProto(x *exercise.Exercise, include content) *catalogv1.Exercise {
+	out := &catalogv1.Exercise{
 		Id:               x.ID,
 		Name:             x.Name,
 		BodyParts:        x.BodyParts,
@@ -221,4 +260,17 @@ func toProto(x *exercise.Exercise) *catalogv1.Exercise {
 		SecondaryMuscles: x.SecondaryMuscles,
 		MediaKey:         x.MediaKey,
 	}
+	if include.has(catalogv1.ContentField_CONTENT_FIELD_DESCRIPTION) {
+		out.Description = x.Description
+	}
+	if include.has(catalogv1.ContentField_CONTENT_FIELD_INSTRUCTIONS) {
+		out.Instructions = x.Instructions
+	}
+	if include.has(catalogv1.ContentField_CONTENT_FIELD_TIPS) {
+		out.Tips = x.Tips
+	}
+	if include.has(catalogv1.ContentField_CONTENT_FIELD_ALIASES) {
+		out.Aliases = x.Aliases
+	}
+	return out
 }

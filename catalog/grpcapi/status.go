@@ -35,6 +35,22 @@ var fieldPaths = map[string]string{
 	exercise.FieldSecondaryMuscles: "filter.secondary_muscles",
 	exercise.FieldName:             "filter.name",
 	exercise.FieldID:               "id",
+	exercise.FieldRelation:         "related.relation",
+	exercise.FieldRelatedID:        "related.id",
+}
+
+// relatedStatus is toStatus for a related listing, whose id is the field
+// related.id.
+func relatedStatus(err error) error {
+	var bad *exercise.ArgumentError
+	if errors.As(err, &bad) {
+		for i, v := range bad.Violations {
+			if v.Field == exercise.FieldID {
+				bad.Violations[i].Field = exercise.FieldRelatedID
+			}
+		}
+	}
+	return toStatus(err)
 }
 
 // toStatus is the one place where catalogue errors become gRPC statuses.

@@ -20,15 +20,20 @@ muscles:
 equipments: [body weight, barbell, bench, pull-up bar]
 exerciseTypes: [strength, power lifting]
 difficulties: [beginner, intermediate]
+patterns: [horizontal push, vertical pull]
 `
 
 // testPress is families/press.yaml of the test source. Tests refer to its
-// lines: the family starts on line 1, the variants on lines 7 and 8.
+// lines: the family starts on line 1, the variants on lines 11 and 12.
 const testPress = `- family: press
   targetMuscles: [pectoralis major]
   secondaryMuscles: [triceps brachii]
   exerciseTypes: [strength]
   difficulty: beginner
+  pattern: horizontal push
+  description: The {name} is a test exercise that trains the chest.
+  instructions: [Get into position., Move the weight through the full range., Return to the start.]
+  tips: [Keep your shoulder blades pulled back.]
   variants:
     - {name: barbell bench press, equipments: [barbell, bench], difficulty: intermediate}
     - {name: push-up, equipments: [body weight]}
@@ -138,6 +143,10 @@ func TestVariantOverrides(t *testing.T) {
   secondaryMuscles: [biceps brachii]
   exerciseTypes: [strength]
   difficulty: intermediate
+  pattern: vertical pull
+  description: The {name} is a test exercise that trains the back.
+  instructions: [Get into position., Move the weight through the full range., Return to the start.]
+  tips: [Keep your shoulder blades pulled back.]
   variants:
     - {name: pull-up, equipments: [body weight, pull-up bar], id: keptid}
     - {name: chin-up, equipments: [body weight, pull-up bar], targetMuscles: [biceps brachii, latissimus dorsi], secondaryMuscles: []}
@@ -173,7 +182,7 @@ func TestReadRejects(t *testing.T) {
 	}{{
 		name:  "unknown variant key",
 		edits: map[string]string{"families/press.yaml": strings.Replace(testPress, "{name: push-up, equipments:", "{name: push-up, equipment:", 1)},
-		want:  []string{`families/press.yaml:8: unknown key "equipment"`},
+		want:  []string{`families/press.yaml:12: unknown key "equipment"`},
 	}, {
 		name:  "unknown family key",
 		edits: map[string]string{"families/press.yaml": strings.Replace(testPress, "  difficulty: beginner", "  level: beginner", 1)},
@@ -181,7 +190,7 @@ func TestReadRejects(t *testing.T) {
 	}, {
 		name:  "unknown vocabulary key",
 		edits: map[string]string{VocabulariesFile: testVocabularies + "equipment: [sled]\n"},
-		want:  []string{`vocabularies.yaml:12: unknown key "equipment"`},
+		want:  []string{`vocabularies.yaml:13: unknown key "equipment"`},
 	}, {
 		name:  "unknown key in a muscle group",
 		edits: map[string]string{VocabulariesFile: strings.Replace(testVocabularies, "    names: [latissimus dorsi]", "    name: [latissimus dorsi]", 1)},
@@ -189,7 +198,7 @@ func TestReadRejects(t *testing.T) {
 	}, {
 		name:  "duplicate key",
 		edits: map[string]string{"families/press.yaml": testPress + "  difficulty: beginner\n"},
-		want:  []string{`families/press.yaml:9: mapping key "difficulty" already defined at line 5`},
+		want:  []string{`families/press.yaml:13: mapping key "difficulty" already defined at line 5`},
 	}, {
 		name:  "syntax error",
 		edits: map[string]string{"families/press.yaml": testPress + "  - {name: [\n"},
@@ -197,7 +206,7 @@ func TestReadRejects(t *testing.T) {
 	}, {
 		name:  "second document",
 		edits: map[string]string{"families/press.yaml": testPress + "---\n" + testPress},
-		want:  []string{"families/press.yaml:9: a second YAML document"},
+		want:  []string{"families/press.yaml:13: a second YAML document"},
 	}, {
 		name:  "empty family file",
 		edits: map[string]string{"families/empty.yaml": "# nothing yet\n"},
@@ -235,19 +244,19 @@ func TestBuildRejects(t *testing.T) {
 	}{{
 		name:  "duplicate name in another file",
 		edits: map[string]string{"families/more.yaml": strings.Replace(testPress, "push-up", "Push Up", 1)},
-		want:  []string{`families/press.yaml:8: "push-up": name: duplicate of "Push Up" at families/more.yaml:8`},
+		want:  []string{`families/press.yaml:12: "push-up": name: duplicate of "Push Up" at families/more.yaml:12`},
 	}, {
 		name:  "duplicate name under search key",
 		edits: press(variant, variant+"\n    - {name: pushup, equipments: [body weight]}"),
-		want:  []string{`families/press.yaml:9: "pushup": name: duplicate of "push-up" at families/press.yaml:8`},
+		want:  []string{`families/press.yaml:13: "pushup": name: duplicate of "push-up" at families/press.yaml:12`},
 	}, {
 		name:  "name not canonical",
 		edits: press("name: push-up", "name: Push-Up"),
-		want:  []string{`families/press.yaml:8: "Push-Up": name: not canonical, write "push-up"`},
+		want:  []string{`families/press.yaml:12: "Push-Up": name: not canonical, write "push-up"`},
 	}, {
 		name:  "undeclared equipment",
 		edits: press("equipments: [body weight]", "equipments: [bodyweight]"),
-		want:  []string{`families/press.yaml:8: "push-up": equipments: "bodyweight" is not declared in vocabularies.yaml`},
+		want:  []string{`families/press.yaml:12: "push-up": equipments: "bodyweight" is not declared in vocabularies.yaml`},
 	}, {
 		name:  "undeclared family muscle",
 		edits: press("targetMuscles: [pectoralis major]", "targetMuscles: [pecs]"),
@@ -255,7 +264,7 @@ func TestBuildRejects(t *testing.T) {
 	}, {
 		name:  "undeclared variant muscle",
 		edits: press(variant, "{name: push-up, equipments: [body weight], secondaryMuscles: [triceps]}"),
-		want:  []string{`families/press.yaml:8: "push-up": secondaryMuscles: "triceps" is not declared`},
+		want:  []string{`families/press.yaml:12: "push-up": secondaryMuscles: "triceps" is not declared`},
 	}, {
 		name:  "undeclared exercise type",
 		edits: press("exerciseTypes: [strength]", "exerciseTypes: [calisthenics]"),
@@ -263,7 +272,7 @@ func TestBuildRejects(t *testing.T) {
 	}, {
 		name:  "undeclared difficulty",
 		edits: press(variant, "{name: push-up, equipments: [body weight], difficulty: easy}"),
-		want:  []string{`families/press.yaml:8: "push-up": difficulty: "easy" is not declared`},
+		want:  []string{`families/press.yaml:12: "push-up": difficulty: "easy" is not declared`},
 	}, {
 		name:  "missing equipments",
 		edits: press(variant, "{name: push-up}"),
@@ -283,7 +292,7 @@ func TestBuildRejects(t *testing.T) {
 	}, {
 		name:  "pinned id collides",
 		edits: press(variant, "{name: push-up, equipments: [body weight], id: "+exercise.IDFor("barbell bench press")+"}"),
-		want:  []string{`families/press.yaml:8: "push-up": id "` + exercise.IDFor("barbell bench press") + `": also the id of "barbell bench press" at families/press.yaml:7`},
+		want:  []string{`families/press.yaml:12: "push-up": id "` + exercise.IDFor("barbell bench press") + `": also the id of "barbell bench press" at families/press.yaml:11`},
 	}, {
 		name:  "pinned id malformed",
 		edits: press(variant, "{name: push-up, equipments: [body weight], id: push up}"),

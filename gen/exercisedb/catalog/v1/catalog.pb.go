@@ -25,6 +25,125 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ContentField names a content field of Exercise that a listing fills on
+// request.
+type ContentField int32
+
+const (
+	// Not a field; ignored.
+	ContentField_CONTENT_FIELD_UNSPECIFIED ContentField = 0
+	// Exercise.description.
+	ContentField_CONTENT_FIELD_DESCRIPTION ContentField = 1
+	// Exercise.instructions.
+	ContentField_CONTENT_FIELD_INSTRUCTIONS ContentField = 2
+	// Exercise.tips.
+	ContentField_CONTENT_FIELD_TIPS ContentField = 3
+	// Exercise.aliases.
+	ContentField_CONTENT_FIELD_ALIASES ContentField = 4
+)
+
+// Enum value maps for ContentField.
+var (
+	ContentField_name = map[int32]string{
+		0: "CONTENT_FIELD_UNSPECIFIED",
+		1: "CONTENT_FIELD_DESCRIPTION",
+		2: "CONTENT_FIELD_INSTRUCTIONS",
+		3: "CONTENT_FIELD_TIPS",
+		4: "CONTENT_FIELD_ALIASES",
+	}
+	ContentField_value = map[string]int32{
+		"CONTENT_FIELD_UNSPECIFIED":  0,
+		"CONTENT_FIELD_DESCRIPTION":  1,
+		"CONTENT_FIELD_INSTRUCTIONS": 2,
+		"CONTENT_FIELD_TIPS":         3,
+		"CONTENT_FIELD_ALIASES":      4,
+	}
+)
+
+func (x ContentField) Enum() *ContentField {
+	p := new(ContentField)
+	*p = x
+	return p
+}
+
+func (x ContentField) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ContentField) Descriptor() protoreflect.EnumDescriptor {
+	return file_exercisedb_catalog_v1_catalog_proto_enumTypes[0].Descriptor()
+}
+
+func (ContentField) Type() protoreflect.EnumType {
+	return &file_exercisedb_catalog_v1_catalog_proto_enumTypes[0]
+}
+
+func (x ContentField) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ContentField.Descriptor instead.
+func (ContentField) EnumDescriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{0}
+}
+
+// Relation names a list of exercises related to one exercise.
+type Relation int32
+
+const (
+	// Not a relation; INVALID_ARGUMENT.
+	Relation_RELATION_UNSPECIFIED Relation = 0
+	// The other exercises of the same movement family (grip, stance,
+	// equipment or angle variants), easiest difficulty first, ties by id.
+	Relation_RELATION_VARIATIONS Relation = 1
+	// Substitutes: exercises of the same movement pattern sharing at least
+	// one target muscle, other than same-family records with the same
+	// equipment. Best first: those training every target muscle of the
+	// exercise, then the same family, then the same difficulty; ties by id.
+	Relation_RELATION_ALTERNATIVES Relation = 2
+)
+
+// Enum value maps for Relation.
+var (
+	Relation_name = map[int32]string{
+		0: "RELATION_UNSPECIFIED",
+		1: "RELATION_VARIATIONS",
+		2: "RELATION_ALTERNATIVES",
+	}
+	Relation_value = map[string]int32{
+		"RELATION_UNSPECIFIED":  0,
+		"RELATION_VARIATIONS":   1,
+		"RELATION_ALTERNATIVES": 2,
+	}
+)
+
+func (x Relation) Enum() *Relation {
+	p := new(Relation)
+	*p = x
+	return p
+}
+
+func (x Relation) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Relation) Descriptor() protoreflect.EnumDescriptor {
+	return file_exercisedb_catalog_v1_catalog_proto_enumTypes[1].Descriptor()
+}
+
+func (Relation) Type() protoreflect.EnumType {
+	return &file_exercisedb_catalog_v1_catalog_proto_enumTypes[1]
+}
+
+func (x Relation) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Relation.Descriptor instead.
+func (Relation) EnumDescriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{1}
+}
+
 // Exercise is one record of the catalogue.
 type Exercise struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -46,7 +165,17 @@ type Exercise struct {
 	SecondaryMuscles []string `protobuf:"bytes,8,rep,name=secondary_muscles,json=secondaryMuscles,proto3" json:"secondary_muscles,omitempty"`
 	// Key of the exercise's image, empty when it has none. Clients render it
 	// into a URL with their own template.
-	MediaKey      string `protobuf:"bytes,9,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
+	MediaKey string `protobuf:"bytes,9,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
+	// What the movement is and what it trains, in one to three sentences.
+	// Listings fill it only when the request includes CONTENT_FIELD_DESCRIPTION;
+	// GetExercise always does. Likewise for the fields below.
+	Description string `protobuf:"bytes,10,opt,name=description,proto3" json:"description,omitempty"`
+	// Ordered steps: set-up, execution, breathing, return (3 to 10).
+	Instructions []string `protobuf:"bytes,11,rep,name=instructions,proto3" json:"instructions,omitempty"`
+	// Coaching cues and common mistakes (1 to 5).
+	Tips []string `protobuf:"bytes,12,rep,name=tips,proto3" json:"tips,omitempty"`
+	// Other names people use for the exercise; possibly none.
+	Aliases       []string `protobuf:"bytes,13,rep,name=aliases,proto3" json:"aliases,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -144,6 +273,89 @@ func (x *Exercise) GetMediaKey() string {
 	return ""
 }
 
+func (x *Exercise) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *Exercise) GetInstructions() []string {
+	if x != nil {
+		return x.Instructions
+	}
+	return nil
+}
+
+func (x *Exercise) GetTips() []string {
+	if x != nil {
+		return x.Tips
+	}
+	return nil
+}
+
+func (x *Exercise) GetAliases() []string {
+	if x != nil {
+		return x.Aliases
+	}
+	return nil
+}
+
+// Related selects the exercises related to one exercise.
+type Related struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The exercise; an unknown id is NOT_FOUND.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Which relation.
+	Relation      Relation `protobuf:"varint,2,opt,name=relation,proto3,enum=exercisedb.catalog.v1.Relation" json:"relation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Related) Reset() {
+	*x = Related{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Related) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Related) ProtoMessage() {}
+
+func (x *Related) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Related.ProtoReflect.Descriptor instead.
+func (*Related) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Related) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Related) GetRelation() Relation {
+	if x != nil {
+		return x.Relation
+	}
+	return Relation_RELATION_UNSPECIFIED
+}
+
 // ExerciseFilter selects exercises. Within a field the values are
 // alternatives; across fields all must hold. Values are matched ignoring
 // case and surrounding or repeated spaces; blank values are ignored; an
@@ -172,7 +384,7 @@ type ExerciseFilter struct {
 
 func (x *ExerciseFilter) Reset() {
 	*x = ExerciseFilter{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -184,7 +396,7 @@ func (x *ExerciseFilter) String() string {
 func (*ExerciseFilter) ProtoMessage() {}
 
 func (x *ExerciseFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -197,7 +409,7 @@ func (x *ExerciseFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseFilter.ProtoReflect.Descriptor instead.
 func (*ExerciseFilter) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{1}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ExerciseFilter) GetBodyParts() []string {
@@ -265,14 +477,23 @@ type ListExercisesRequest struct {
 	// When positive, only the first record_cap matching records are
 	// reachable: total is at most record_cap, paging ends there, and a cursor
 	// beyond the last reachable record is OUT_OF_RANGE.
-	RecordCap     int32 `protobuf:"varint,5,opt,name=record_cap,json=recordCap,proto3" json:"record_cap,omitempty"`
+	RecordCap int32 `protobuf:"varint,5,opt,name=record_cap,json=recordCap,proto3" json:"record_cap,omitempty"`
+	// Content fields to fill in each listed exercise; by default none, so a
+	// plain listing stays small.
+	Include []ContentField `protobuf:"varint,6,rep,packed,name=include,proto3,enum=exercisedb.catalog.v1.ContentField" json:"include,omitempty"`
+	// When set, lists the exercises related to one exercise (that the filter
+	// selects) instead of the whole catalogue. Such a list is ranked best
+	// first rather than by id; after and before then take the id of a record
+	// of the list (another id is INVALID_ARGUMENT), and record_cap keeps the
+	// first record_cap ranks reachable.
+	Related       *Related `protobuf:"bytes,7,opt,name=related,proto3" json:"related,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListExercisesRequest) Reset() {
 	*x = ListExercisesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -284,7 +505,7 @@ func (x *ListExercisesRequest) String() string {
 func (*ListExercisesRequest) ProtoMessage() {}
 
 func (x *ListExercisesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -297,7 +518,7 @@ func (x *ListExercisesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExercisesRequest.ProtoReflect.Descriptor instead.
 func (*ListExercisesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{2}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListExercisesRequest) GetFilter() *ExerciseFilter {
@@ -335,10 +556,25 @@ func (x *ListExercisesRequest) GetRecordCap() int32 {
 	return 0
 }
 
+func (x *ListExercisesRequest) GetInclude() []ContentField {
+	if x != nil {
+		return x.Include
+	}
+	return nil
+}
+
+func (x *ListExercisesRequest) GetRelated() *Related {
+	if x != nil {
+		return x.Related
+	}
+	return nil
+}
+
 // ListExercisesResponse is one page of a listing.
 type ListExercisesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The page's exercises, in ascending id order.
+	// The page's exercises, in ascending id order (or in rank order for a
+	// ranked list).
 	Exercises []*Exercise `protobuf:"bytes,1,rep,name=exercises,proto3" json:"exercises,omitempty"`
 	// Number of matching, reachable exercises.
 	Total int32 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
@@ -362,7 +598,7 @@ type ListExercisesResponse struct {
 
 func (x *ListExercisesResponse) Reset() {
 	*x = ListExercisesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -374,7 +610,7 @@ func (x *ListExercisesResponse) String() string {
 func (*ListExercisesResponse) ProtoMessage() {}
 
 func (x *ListExercisesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -387,7 +623,7 @@ func (x *ListExercisesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExercisesResponse.ProtoReflect.Descriptor instead.
 func (*ListExercisesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{3}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListExercisesResponse) GetExercises() []*Exercise {
@@ -450,7 +686,7 @@ type GetExerciseRequest struct {
 
 func (x *GetExerciseRequest) Reset() {
 	*x = GetExerciseRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -462,7 +698,7 @@ func (x *GetExerciseRequest) String() string {
 func (*GetExerciseRequest) ProtoMessage() {}
 
 func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -475,7 +711,7 @@ func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseRequest.ProtoReflect.Descriptor instead.
 func (*GetExerciseRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{4}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetExerciseRequest) GetId() string {
@@ -498,7 +734,7 @@ type GetExerciseResponse struct {
 
 func (x *GetExerciseResponse) Reset() {
 	*x = GetExerciseResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -510,7 +746,7 @@ func (x *GetExerciseResponse) String() string {
 func (*GetExerciseResponse) ProtoMessage() {}
 
 func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -523,7 +759,7 @@ func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseResponse.ProtoReflect.Descriptor instead.
 func (*GetExerciseResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetExerciseResponse) GetExercise() *Exercise {
@@ -549,7 +785,7 @@ type ListBodyPartsRequest struct {
 
 func (x *ListBodyPartsRequest) Reset() {
 	*x = ListBodyPartsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -561,7 +797,7 @@ func (x *ListBodyPartsRequest) String() string {
 func (*ListBodyPartsRequest) ProtoMessage() {}
 
 func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -574,7 +810,7 @@ func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsRequest.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
 }
 
 // ListBodyPartsResponse lists the body parts.
@@ -590,7 +826,7 @@ type ListBodyPartsResponse struct {
 
 func (x *ListBodyPartsResponse) Reset() {
 	*x = ListBodyPartsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -602,7 +838,7 @@ func (x *ListBodyPartsResponse) String() string {
 func (*ListBodyPartsResponse) ProtoMessage() {}
 
 func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -615,7 +851,7 @@ func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsResponse.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListBodyPartsResponse) GetBodyParts() []string {
@@ -645,7 +881,7 @@ type Muscle struct {
 
 func (x *Muscle) Reset() {
 	*x = Muscle{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -657,7 +893,7 @@ func (x *Muscle) String() string {
 func (*Muscle) ProtoMessage() {}
 
 func (x *Muscle) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -670,7 +906,7 @@ func (x *Muscle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Muscle.ProtoReflect.Descriptor instead.
 func (*Muscle) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Muscle) GetName() string {
@@ -696,7 +932,7 @@ type ListMusclesRequest struct {
 
 func (x *ListMusclesRequest) Reset() {
 	*x = ListMusclesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -708,7 +944,7 @@ func (x *ListMusclesRequest) String() string {
 func (*ListMusclesRequest) ProtoMessage() {}
 
 func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -721,7 +957,7 @@ func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesRequest.ProtoReflect.Descriptor instead.
 func (*ListMusclesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
 }
 
 // ListMusclesResponse lists the muscles.
@@ -737,7 +973,7 @@ type ListMusclesResponse struct {
 
 func (x *ListMusclesResponse) Reset() {
 	*x = ListMusclesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -749,7 +985,7 @@ func (x *ListMusclesResponse) String() string {
 func (*ListMusclesResponse) ProtoMessage() {}
 
 func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -762,7 +998,7 @@ func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesResponse.ProtoReflect.Descriptor instead.
 func (*ListMusclesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListMusclesResponse) GetMuscles() []*Muscle {
@@ -792,7 +1028,7 @@ type ExerciseType struct {
 
 func (x *ExerciseType) Reset() {
 	*x = ExerciseType{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -804,7 +1040,7 @@ func (x *ExerciseType) String() string {
 func (*ExerciseType) ProtoMessage() {}
 
 func (x *ExerciseType) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -817,7 +1053,7 @@ func (x *ExerciseType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseType.ProtoReflect.Descriptor instead.
 func (*ExerciseType) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ExerciseType) GetName() string {
@@ -843,7 +1079,7 @@ type ListExerciseTypesRequest struct {
 
 func (x *ListExerciseTypesRequest) Reset() {
 	*x = ListExerciseTypesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +1091,7 @@ func (x *ListExerciseTypesRequest) String() string {
 func (*ListExerciseTypesRequest) ProtoMessage() {}
 
 func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +1104,7 @@ func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesRequest.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
 }
 
 // ListExerciseTypesResponse lists the exercise types.
@@ -884,7 +1120,7 @@ type ListExerciseTypesResponse struct {
 
 func (x *ListExerciseTypesResponse) Reset() {
 	*x = ListExerciseTypesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -896,7 +1132,7 @@ func (x *ListExerciseTypesResponse) String() string {
 func (*ListExerciseTypesResponse) ProtoMessage() {}
 
 func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -909,7 +1145,7 @@ func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesResponse.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListExerciseTypesResponse) GetExerciseTypes() []*ExerciseType {
@@ -935,7 +1171,7 @@ type ListEquipmentsRequest struct {
 
 func (x *ListEquipmentsRequest) Reset() {
 	*x = ListEquipmentsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -947,7 +1183,7 @@ func (x *ListEquipmentsRequest) String() string {
 func (*ListEquipmentsRequest) ProtoMessage() {}
 
 func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -960,7 +1196,7 @@ func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
 }
 
 // ListEquipmentsResponse lists the equipments.
@@ -976,7 +1212,7 @@ type ListEquipmentsResponse struct {
 
 func (x *ListEquipmentsResponse) Reset() {
 	*x = ListEquipmentsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -988,7 +1224,7 @@ func (x *ListEquipmentsResponse) String() string {
 func (*ListEquipmentsResponse) ProtoMessage() {}
 
 func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1001,7 +1237,7 @@ func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListEquipmentsResponse) GetEquipments() []string {
@@ -1027,7 +1263,7 @@ type ListDifficultiesRequest struct {
 
 func (x *ListDifficultiesRequest) Reset() {
 	*x = ListDifficultiesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1275,7 @@ func (x *ListDifficultiesRequest) String() string {
 func (*ListDifficultiesRequest) ProtoMessage() {}
 
 func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1288,7 @@ func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesRequest.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
 }
 
 // ListDifficultiesResponse lists the difficulty levels.
@@ -1068,7 +1304,7 @@ type ListDifficultiesResponse struct {
 
 func (x *ListDifficultiesResponse) Reset() {
 	*x = ListDifficultiesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1080,7 +1316,7 @@ func (x *ListDifficultiesResponse) String() string {
 func (*ListDifficultiesResponse) ProtoMessage() {}
 
 func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1093,7 +1329,7 @@ func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesResponse.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListDifficultiesResponse) GetDifficulties() []string {
@@ -1119,7 +1355,7 @@ type WatchCatalogueRequest struct {
 
 func (x *WatchCatalogueRequest) Reset() {
 	*x = WatchCatalogueRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1131,7 +1367,7 @@ func (x *WatchCatalogueRequest) String() string {
 func (*WatchCatalogueRequest) ProtoMessage() {}
 
 func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1144,7 +1380,7 @@ func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
 }
 
 // WatchCatalogueResponse reports the catalogue being served.
@@ -1160,7 +1396,7 @@ type WatchCatalogueResponse struct {
 
 func (x *WatchCatalogueResponse) Reset() {
 	*x = WatchCatalogueResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1172,7 +1408,7 @@ func (x *WatchCatalogueResponse) String() string {
 func (*WatchCatalogueResponse) ProtoMessage() {}
 
 func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1185,7 +1421,7 @@ func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WatchCatalogueResponse) GetCatalogueVersion() string {
@@ -1213,7 +1449,7 @@ type ExchangeRequest struct {
 
 func (x *ExchangeRequest) Reset() {
 	*x = ExchangeRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1225,7 +1461,7 @@ func (x *ExchangeRequest) String() string {
 func (*ExchangeRequest) ProtoMessage() {}
 
 func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1238,7 +1474,7 @@ func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeRequest.ProtoReflect.Descriptor instead.
 func (*ExchangeRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ExchangeRequest) GetCalls() []*Call {
@@ -1267,7 +1503,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1279,7 +1515,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1292,7 +1528,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Call) GetRequestId() string {
@@ -1357,7 +1593,7 @@ type ExchangeResponse struct {
 
 func (x *ExchangeResponse) Reset() {
 	*x = ExchangeResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1369,7 +1605,7 @@ func (x *ExchangeResponse) String() string {
 func (*ExchangeResponse) ProtoMessage() {}
 
 func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1382,7 +1618,7 @@ func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeResponse.ProtoReflect.Descriptor instead.
 func (*ExchangeResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ExchangeResponse) GetResults() []*CallResult {
@@ -1409,7 +1645,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1421,7 +1657,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1434,7 +1670,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CallResult) GetOutcome() isCallResult_Outcome {
@@ -1512,7 +1748,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1524,7 +1760,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1537,7 +1773,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -1565,7 +1801,7 @@ var File_exercisedb_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
-	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\xa5\x02\n" +
+	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\x99\x03\n" +
 	"\bExercise\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -1580,7 +1816,15 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"difficulty\x12%\n" +
 	"\x0etarget_muscles\x18\a \x03(\tR\rtargetMuscles\x12+\n" +
 	"\x11secondary_muscles\x18\b \x03(\tR\x10secondaryMuscles\x12\x1b\n" +
-	"\tmedia_key\x18\t \x01(\tR\bmediaKey\"\x82\x02\n" +
+	"\tmedia_key\x18\t \x01(\tR\bmediaKey\x12 \n" +
+	"\vdescription\x18\n" +
+	" \x01(\tR\vdescription\x12\"\n" +
+	"\finstructions\x18\v \x03(\tR\finstructions\x12\x12\n" +
+	"\x04tips\x18\f \x03(\tR\x04tips\x12\x18\n" +
+	"\aaliases\x18\r \x03(\tR\aaliases\"V\n" +
+	"\aRelated\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
+	"\brelation\x18\x02 \x01(\x0e2\x1f.exercisedb.catalog.v1.RelationR\brelation\"\x82\x02\n" +
 	"\x0eExerciseFilter\x12\x1d\n" +
 	"\n" +
 	"body_parts\x18\x01 \x03(\tR\tbodyParts\x12\x1e\n" +
@@ -1591,14 +1835,16 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0eexercise_types\x18\x04 \x03(\tR\rexerciseTypes\x12%\n" +
 	"\x0etarget_muscles\x18\x05 \x03(\tR\rtargetMuscles\x12+\n" +
 	"\x11secondary_muscles\x18\x06 \x03(\tR\x10secondaryMuscles\x12\x12\n" +
-	"\x04name\x18\a \x01(\tR\x04name\"\xb8\x01\n" +
+	"\x04name\x18\a \x01(\tR\x04name\"\xb1\x02\n" +
 	"\x14ListExercisesRequest\x12=\n" +
 	"\x06filter\x18\x01 \x01(\v2%.exercisedb.catalog.v1.ExerciseFilterR\x06filter\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x14\n" +
 	"\x05after\x18\x03 \x01(\tR\x05after\x12\x16\n" +
 	"\x06before\x18\x04 \x01(\tR\x06before\x12\x1d\n" +
 	"\n" +
-	"record_cap\x18\x05 \x01(\x05R\trecordCap\"\xb3\x02\n" +
+	"record_cap\x18\x05 \x01(\x05R\trecordCap\x12=\n" +
+	"\ainclude\x18\x06 \x03(\x0e2#.exercisedb.catalog.v1.ContentFieldR\ainclude\x128\n" +
+	"\arelated\x18\a \x01(\v2\x1e.exercisedb.catalog.v1.RelatedR\arelated\"\xb3\x02\n" +
 	"\x15ListExercisesResponse\x12=\n" +
 	"\texercises\x18\x01 \x03(\v2\x1f.exercisedb.catalog.v1.ExerciseR\texercises\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\"\n" +
@@ -1665,7 +1911,17 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\tCallError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12.\n" +
-	"\adetails\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\adetails2\xe2\a\n" +
+	"\adetails\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\adetails*\x9f\x01\n" +
+	"\fContentField\x12\x1d\n" +
+	"\x19CONTENT_FIELD_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19CONTENT_FIELD_DESCRIPTION\x10\x01\x12\x1e\n" +
+	"\x1aCONTENT_FIELD_INSTRUCTIONS\x10\x02\x12\x16\n" +
+	"\x12CONTENT_FIELD_TIPS\x10\x03\x12\x19\n" +
+	"\x15CONTENT_FIELD_ALIASES\x10\x04*X\n" +
+	"\bRelation\x12\x18\n" +
+	"\x14RELATION_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13RELATION_VARIATIONS\x10\x01\x12\x19\n" +
+	"\x15RELATION_ALTERNATIVES\x10\x022\xe2\a\n" +
 	"\x0eCatalogService\x12j\n" +
 	"\rListExercises\x12+.exercisedb.catalog.v1.ListExercisesRequest\x1a,.exercisedb.catalog.v1.ListExercisesResponse\x12d\n" +
 	"\vGetExercise\x12).exercisedb.catalog.v1.GetExerciseRequest\x1a*.exercisedb.catalog.v1.GetExerciseResponse\x12j\n" +
@@ -1689,72 +1945,79 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 	return file_exercisedb_catalog_v1_catalog_proto_rawDescData
 }
 
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
-	(*Exercise)(nil),                  // 0: exercisedb.catalog.v1.Exercise
-	(*ExerciseFilter)(nil),            // 1: exercisedb.catalog.v1.ExerciseFilter
-	(*ListExercisesRequest)(nil),      // 2: exercisedb.catalog.v1.ListExercisesRequest
-	(*ListExercisesResponse)(nil),     // 3: exercisedb.catalog.v1.ListExercisesResponse
-	(*GetExerciseRequest)(nil),        // 4: exercisedb.catalog.v1.GetExerciseRequest
-	(*GetExerciseResponse)(nil),       // 5: exercisedb.catalog.v1.GetExerciseResponse
-	(*ListBodyPartsRequest)(nil),      // 6: exercisedb.catalog.v1.ListBodyPartsRequest
-	(*ListBodyPartsResponse)(nil),     // 7: exercisedb.catalog.v1.ListBodyPartsResponse
-	(*Muscle)(nil),                    // 8: exercisedb.catalog.v1.Muscle
-	(*ListMusclesRequest)(nil),        // 9: exercisedb.catalog.v1.ListMusclesRequest
-	(*ListMusclesResponse)(nil),       // 10: exercisedb.catalog.v1.ListMusclesResponse
-	(*ExerciseType)(nil),              // 11: exercisedb.catalog.v1.ExerciseType
-	(*ListExerciseTypesRequest)(nil),  // 12: exercisedb.catalog.v1.ListExerciseTypesRequest
-	(*ListExerciseTypesResponse)(nil), // 13: exercisedb.catalog.v1.ListExerciseTypesResponse
-	(*ListEquipmentsRequest)(nil),     // 14: exercisedb.catalog.v1.ListEquipmentsRequest
-	(*ListEquipmentsResponse)(nil),    // 15: exercisedb.catalog.v1.ListEquipmentsResponse
-	(*ListDifficultiesRequest)(nil),   // 16: exercisedb.catalog.v1.ListDifficultiesRequest
-	(*ListDifficultiesResponse)(nil),  // 17: exercisedb.catalog.v1.ListDifficultiesResponse
-	(*WatchCatalogueRequest)(nil),     // 18: exercisedb.catalog.v1.WatchCatalogueRequest
-	(*WatchCatalogueResponse)(nil),    // 19: exercisedb.catalog.v1.WatchCatalogueResponse
-	(*ExchangeRequest)(nil),           // 20: exercisedb.catalog.v1.ExchangeRequest
-	(*Call)(nil),                      // 21: exercisedb.catalog.v1.Call
-	(*ExchangeResponse)(nil),          // 22: exercisedb.catalog.v1.ExchangeResponse
-	(*CallResult)(nil),                // 23: exercisedb.catalog.v1.CallResult
-	(*CallError)(nil),                 // 24: exercisedb.catalog.v1.CallError
-	(*anypb.Any)(nil),                 // 25: google.protobuf.Any
+	(ContentField)(0),                 // 0: exercisedb.catalog.v1.ContentField
+	(Relation)(0),                     // 1: exercisedb.catalog.v1.Relation
+	(*Exercise)(nil),                  // 2: exercisedb.catalog.v1.Exercise
+	(*Related)(nil),                   // 3: exercisedb.catalog.v1.Related
+	(*ExerciseFilter)(nil),            // 4: exercisedb.catalog.v1.ExerciseFilter
+	(*ListExercisesRequest)(nil),      // 5: exercisedb.catalog.v1.ListExercisesRequest
+	(*ListExercisesResponse)(nil),     // 6: exercisedb.catalog.v1.ListExercisesResponse
+	(*GetExerciseRequest)(nil),        // 7: exercisedb.catalog.v1.GetExerciseRequest
+	(*GetExerciseResponse)(nil),       // 8: exercisedb.catalog.v1.GetExerciseResponse
+	(*ListBodyPartsRequest)(nil),      // 9: exercisedb.catalog.v1.ListBodyPartsRequest
+	(*ListBodyPartsResponse)(nil),     // 10: exercisedb.catalog.v1.ListBodyPartsResponse
+	(*Muscle)(nil),                    // 11: exercisedb.catalog.v1.Muscle
+	(*ListMusclesRequest)(nil),        // 12: exercisedb.catalog.v1.ListMusclesRequest
+	(*ListMusclesResponse)(nil),       // 13: exercisedb.catalog.v1.ListMusclesResponse
+	(*ExerciseType)(nil),              // 14: exercisedb.catalog.v1.ExerciseType
+	(*ListExerciseTypesRequest)(nil),  // 15: exercisedb.catalog.v1.ListExerciseTypesRequest
+	(*ListExerciseTypesResponse)(nil), // 16: exercisedb.catalog.v1.ListExerciseTypesResponse
+	(*ListEquipmentsRequest)(nil),     // 17: exercisedb.catalog.v1.ListEquipmentsRequest
+	(*ListEquipmentsResponse)(nil),    // 18: exercisedb.catalog.v1.ListEquipmentsResponse
+	(*ListDifficultiesRequest)(nil),   // 19: exercisedb.catalog.v1.ListDifficultiesRequest
+	(*ListDifficultiesResponse)(nil),  // 20: exercisedb.catalog.v1.ListDifficultiesResponse
+	(*WatchCatalogueRequest)(nil),     // 21: exercisedb.catalog.v1.WatchCatalogueRequest
+	(*WatchCatalogueResponse)(nil),    // 22: exercisedb.catalog.v1.WatchCatalogueResponse
+	(*ExchangeRequest)(nil),           // 23: exercisedb.catalog.v1.ExchangeRequest
+	(*Call)(nil),                      // 24: exercisedb.catalog.v1.Call
+	(*ExchangeResponse)(nil),          // 25: exercisedb.catalog.v1.ExchangeResponse
+	(*CallResult)(nil),                // 26: exercisedb.catalog.v1.CallResult
+	(*CallError)(nil),                 // 27: exercisedb.catalog.v1.CallError
+	(*anypb.Any)(nil),                 // 28: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
-	1,  // 0: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
-	0,  // 1: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
-	0,  // 2: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
-	8,  // 3: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
-	11, // 4: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
-	21, // 5: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
-	2,  // 6: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
-	4,  // 7: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
-	23, // 8: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
-	3,  // 9: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
-	5,  // 10: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
-	24, // 11: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
-	25, // 12: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
-	2,  // 13: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
-	4,  // 14: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
-	6,  // 15: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
-	9,  // 16: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
-	12, // 17: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
-	14, // 18: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
-	16, // 19: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	18, // 20: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
-	20, // 21: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
-	3,  // 22: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	5,  // 23: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	7,  // 24: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	10, // 25: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	13, // 26: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	15, // 27: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	17, // 28: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	19, // 29: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	22, // 30: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
-	22, // [22:31] is the sub-list for method output_type
-	13, // [13:22] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	1,  // 0: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
+	4,  // 1: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
+	0,  // 2: exercisedb.catalog.v1.ListExercisesRequest.include:type_name -> exercisedb.catalog.v1.ContentField
+	3,  // 3: exercisedb.catalog.v1.ListExercisesRequest.related:type_name -> exercisedb.catalog.v1.Related
+	2,  // 4: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
+	2,  // 5: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
+	11, // 6: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
+	14, // 7: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
+	24, // 8: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
+	5,  // 9: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
+	7,  // 10: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
+	26, // 11: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
+	6,  // 12: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
+	8,  // 13: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
+	27, // 14: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
+	28, // 15: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	5,  // 16: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
+	7,  // 17: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
+	9,  // 18: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
+	12, // 19: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
+	15, // 20: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
+	17, // 21: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
+	19, // 22: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
+	21, // 23: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	23, // 24: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
+	6,  // 25: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	8,  // 26: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	10, // 27: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	13, // 28: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	16, // 29: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	18, // 30: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	20, // 31: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	22, // 32: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	25, // 33: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	25, // [25:34] is the sub-list for method output_type
+	16, // [16:25] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_exercisedb_catalog_v1_catalog_proto_init() }
@@ -1762,11 +2025,11 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 	if File_exercisedb_catalog_v1_catalog_proto != nil {
 		return
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[21].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[22].OneofWrappers = []any{
 		(*Call_ListExercises)(nil),
 		(*Call_GetExercise)(nil),
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[23].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[24].OneofWrappers = []any{
 		(*CallResult_ListExercises)(nil),
 		(*CallResult_GetExercise)(nil),
 		(*CallResult_Error)(nil),
@@ -1776,13 +2039,14 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   25,
+			NumEnums:      2,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_exercisedb_catalog_v1_catalog_proto_goTypes,
 		DependencyIndexes: file_exercisedb_catalog_v1_catalog_proto_depIdxs,
+		EnumInfos:         file_exercisedb_catalog_v1_catalog_proto_enumTypes,
 		MessageInfos:      file_exercisedb_catalog_v1_catalog_proto_msgTypes,
 	}.Build()
 	File_exercisedb_catalog_v1_catalog_proto = out.File
