@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"google.golang.org/grpc"
@@ -38,7 +39,45 @@ type Exercise struct {
 	TargetMuscles    []string
 	SecondaryMuscles []string
 	MediaKey         string // empty when the exercise has no image
+	// Content, filled only when asked for (always by Exercise).
+	Description                 string
+	Instructions, Tips, Aliases []string
 }
+
+// Content is a set of content fields to fill in listed exercises.
+type Content uint8
+
+// The content fields.
+const (
+	Description Content = 1 << iota
+	Instructions
+	Tips
+	Aliases
+	AllContent = Description | Instructions | Tips | Aliases
+)
+
+// fields lists the set's fields as the catalog names them.
+func (c Content) fields() []catalogv1.ContentField {
+	var out []catalogv1.ContentField
+	for i, f := range []catalogv1.ContentField{
+		catalogv1.ContentField_CONTENT_FIELD_DESCRIPTION, catalogv1.ContentField_CONTENT_FIELD_INSTRUCTIONS,
+		catalogv1.ContentField_CONTENT_FIELD_TIPS, catalogv1.ContentField_CONTENT_FIELD_ALIASES,
+	} {
+		if c&(1<<i) != 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Relation names a list of exercises related to one exercise.
+type Relation int
+
+// The relations; see the catalog's Relation.
+const (
+	Variations   = Relation(catalogv1.Relation_RELATION_VARIATIONS)
+	Alternatives = Relation(catalogv1.Relation_RELATION_ALTERNATIVES)
+)
 
 // Filter selects exercises; see the catalog's ExerciseFilter.
 type Filter struct {
@@ -52,6 +91,11 @@ type ListRequest struct {
 	Limit         int
 	After, Before string
 	RecordCap     int
+	Include       Content
+	// RelatedTo, when set, lists the exercises related to this exercise
+	// by Relation, ranked, instead of the whole catalogue.
+	RelatedTo string
+	Relation  Relation
 }
 
 // Page is one page of a listing. Its exercises are read with Len and
@@ -178,12 +222,19 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		After:     req.After,
 		Before:    req.Before,
 		RecordCap: int32(req.RecordCap),
+		Include:   req.Include.fields(),
+	}
+	if req.RelatedTo != "" {
+		in.Related = &catalogv1.Related{Id: req.RelatedTo, Relation: catalogv1.Relation(req.Relation)}
 	}
 	r, err := invoke(ctx, c, requestID, &catalogv1.Call{Method: &catalogv1.Call_ListExercises{ListExercises: in}},
 		(*catalogv1.CallResult).GetListExercises,
 		func(ctx context.Context) (*catalogv1.ListExercisesResponse, error) {
 			return c.rpc.ListExercises(ctx, in)
 		})
+	if status.Code(err) == codes.NotFound && req.RelatedTo != "" {
+		return nil, noSuchExercise(req.RelatedTo)
+	}
 	if err != nil {
 		return nil, toAPIError(err)
 	}
@@ -211,7 +262,7 @@ func (c *Client) Exercise(ctx context.Context, requestID, id string) (Exercise, 
 		(*catalogv1.CallResult).GetGetExercise,
 		func(ctx context.Context) (*catalogv1.GetExerciseResponse, error) { return c.rpc.GetExercise(ctx, in) })
 	if status.Code(err) == codes.NotFound {
-		return Exercise{}, "", apierror.New(http.StatusNotFound, "No exercise has the id %q.", id)
+		return Exercise{}, "", noSuchExercise(id)
 	}
 	if err != nil {
 		return Exercise{}, "", toAPIError(err)
@@ -275,7 +326,12 @@ func fromProto(x *catalogv1.Exercise) Exercise {
 	return Exercise{
 		ID: x.Id, Name: x.Name, BodyParts: x.BodyParts, Equipments: x.Equipments, ExerciseTypes: x.ExerciseTypes,
 		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles, MediaKey: x.MediaKey,
+		Description: x.Description, Instructions: x.Instructions, Tips: x.Tips, Aliases: x.Aliases,
 	}
+}
+
+func noSuchExercise(id string) error {
+	return apierror.New(http.StatusNotFound, "No exercise has the id %s.", strconv.Quote(id))
 }
 
 // Watch follows the version of the catalogue being served until ctx ends.

@@ -27,6 +27,7 @@ var params = map[string]struct{ name, allowed string }{
 	"after":                    {"after", ""},
 	"before":                   {"before", ""},
 	"id":                       {"exerciseId", ""},
+	"related.id":               {"exerciseId", ""},
 	"filter.body_parts":        {"bodyParts", "/api/v1/bodyparts"},
 	"filter.equipments":        {"equipments", "/api/v1/equipments"},
 	"filter.difficulties":      {"difficulty", ""},

@@ -10,7 +10,7 @@ import (
 
 // Operations the gateway serves, as plans name them.
 var Operations = []string{
-	"exercisesByBodyParts", "exercises", "exercise", "exerciseTypes", "bodyParts", "muscles", "equipments", "liveness",
+	"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "liveness",
 }
 
 // AllOperations in a plan's list grants every operation.

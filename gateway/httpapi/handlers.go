@@ -40,6 +40,11 @@ type (
 		TargetMuscles    []string `json:"targetMuscles"`
 		SecondaryMuscles []string `json:"secondaryMuscles"`
 		ImageURL         string   `json:"imageUrl,omitempty"`
+		// The content fields: nil when not asked for, so absent.
+		Description  *string   `json:"description,omitempty"`
+		Instructions *[]string `json:"instructions,omitempty"`
+		Tips         *[]string `json:"tips,omitempty"`
+		Aliases      *[]string `json:"aliases,omitempty"`
 	}
 	exerciseBody struct {
 		Success bool         `json:"success"`
@@ -62,12 +67,17 @@ type (
 	}
 )
 
-func (a *api) listExercises(params listParams) gin.HandlerFunc {
+// listExercises serves a listing; with a relation, the list of the
+// exercises related to the one the path names.
+func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		req, err := parseList(c.Request.URL.RawQuery, params)
 		if err != nil {
 			a.fail(c, err)
 			return
+		}
+		if rel != 0 {
+			req.RelatedTo, req.Relation = c.Param("id"), rel
 		}
 		req.RecordCap = stateOf(c).plan.RecordCap
 		page, err := a.Catalog.List(c, requestIDOf(c), req)
@@ -86,7 +96,7 @@ func (a *api) listExercises(params listParams) gin.HandlerFunc {
 		}}
 		for i := range page.Len() {
 			x := page.Exercise(i)
-			body.Data = append(body.Data, render(product, &x))
+			body.Data = append(body.Data, render(product, &x, req.Include))
 		}
 		a.respond(c, page.Version, body)
 		clear(body.Data)
@@ -113,7 +123,7 @@ func (a *api) exercise(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	a.respond(c, version, exerciseBody{Success: true, Data: render(stateOf(c).product, &x)})
+	a.respond(c, version, exerciseBody{Success: true, Data: render(stateOf(c).product, &x, catalogclient.AllContent)})
 }
 
 func (a *api) exerciseTypes(c *gin.Context) {
@@ -164,7 +174,7 @@ func (a *api) liveness(c *gin.Context) {
 	writeJSON(c, http.StatusOK, []byte(`{"status":"ok"}`+"\n"))
 }
 
-func render(p *plan.Product, x *catalogclient.Exercise) exerciseJSON {
+func render(p *plan.Product, x *catalogclient.Exercise, include catalogclient.Content) exerciseJSON {
 	out := exerciseJSON{
 		ExerciseID:       x.ID,
 		Name:             x.Name,
@@ -178,8 +188,22 @@ func render(p *plan.Product, x *catalogclient.Exercise) exerciseJSON {
 	if x.MediaKey != "" {
 		out.ImageURL = p.ImageURL(x.MediaKey)
 	}
+	if include&catalogclient.Description != 0 {
+		out.Description = &x.Description
+	}
+	if include&catalogclient.Instructions != 0 {
+		out.Instructions = ptr(nonNil(x.Instructions))
+	}
+	if include&catalogclient.Tips != 0 {
+		out.Tips = ptr(nonNil(x.Tips))
+	}
+	if include&catalogclient.Aliases != 0 {
+		out.Aliases = ptr(nonNil(x.Aliases))
+	}
 	return out
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // nonNil makes an absent list render as [] rather than null.
 func nonNil(s []string) []string {

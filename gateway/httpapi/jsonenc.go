@@ -73,6 +73,18 @@ func exerciseSize(x *exerciseJSON) int {
 			n += len(s) + 3
 		}
 	}
+	if x.Description != nil {
+		n += len(*x.Description) + 20
+	}
+	for _, list := range []*[]string{x.Instructions, x.Tips, x.Aliases} {
+		if list == nil {
+			continue
+		}
+		n += 20
+		for _, s := range *list {
+			n += len(s) + 3
+		}
+	}
 	return n
 }
 
@@ -96,6 +108,19 @@ func appendExercise(b []byte, x *exerciseJSON) []byte {
 	if x.ImageURL != "" {
 		b = append(b, `,"imageUrl":`...)
 		b = appendString(b, x.ImageURL)
+	}
+	if x.Description != nil {
+		b = append(b, `,"description":`...)
+		b = appendString(b, *x.Description)
+	}
+	for _, f := range []struct {
+		key  string
+		list *[]string
+	}{{`,"instructions":`, x.Instructions}, {`,"tips":`, x.Tips}, {`,"aliases":`, x.Aliases}} {
+		if f.list != nil {
+			b = append(b, f.key...)
+			b = appendStrings(b, *f.list)
+		}
 	}
 	return append(b, '}')
 }

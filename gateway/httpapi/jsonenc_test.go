@@ -33,8 +33,11 @@ func FuzzEncode(f *testing.F) {
 		if next != "" {
 			cursor = &next
 		}
+		full := x // with content, as GET /exercises/{id} and include= render it
+		full.Description, full.Instructions, full.Tips, full.Aliases = &name, &[]string{name, part}, &[]string{}, &[]string{image}
 		for _, v := range []any{
-			listBody{Success: more, Meta: meta{Total: total, HasNextPage: more, NextCursor: cursor, PreviousCursor: &id}, Data: []exerciseJSON{x, x}},
+			listBody{Success: more, Meta: meta{Total: total, HasNextPage: more, NextCursor: cursor, PreviousCursor: &id}, Data: []exerciseJSON{x, full}},
+			exerciseBody{Success: true, Data: full},
 			listBody{Success: true, Data: []exerciseJSON{}},
 			listBody{},
 			exerciseBody{Success: true, Data: x},

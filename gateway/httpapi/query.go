@@ -37,21 +37,61 @@ var filterParams = map[string]func(*catalogclient.Filter) *[]string{
 type listParams struct {
 	filters []string
 	name    bool // takes the name search
+	include bool // takes include, the content fields to add
 }
 
 var (
-	bodyPartsParams = listParams{filters: []string{"bodyParts"}}
+	bodyPartsParams = listParams{filters: []string{"bodyParts"}, include: true}
+	// exercisesParams serve the general listing and the relation lists.
 	exercisesParams = listParams{
 		filters: []string{"bodyParts", "equipments", "difficulty", "exerciseTypes", "targetMuscles", "secondaryMuscles"},
 		name:    true,
+		include: true,
 	}
 	noParams = listParams{}
 )
+
+type contentField struct {
+	name string
+	bit  catalogclient.Content
+}
+
+// contentFields are the values of include, in the order error messages
+// list them.
+var contentFields = []contentField{
+	{"description", catalogclient.Description},
+	{"instructions", catalogclient.Instructions},
+	{"tips", catalogclient.Tips},
+	{"aliases", catalogclient.Aliases},
+}
+
+// parseInclude reads include: comma-separated content fields, matched
+// like filter values (case and surrounding spaces ignored, blanks dropped).
+func parseInclude(values []string) (catalogclient.Content, error) {
+	var set catalogclient.Content
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			item = strings.ToLower(strings.TrimSpace(item))
+			if item == "" {
+				continue
+			}
+			i := slices.IndexFunc(contentFields, func(f contentField) bool { return f.name == item })
+			if i < 0 {
+				return 0, badRequest("include: %s is not a content field; include takes description, instructions, tips and aliases (comma-separated).", show(item))
+			}
+			set |= contentFields[i].bit
+		}
+	}
+	return set, nil
+}
 
 func (p listParams) names(paging bool) []string {
 	out := slices.Clone(p.filters)
 	if p.name {
 		out = append(out, "name")
+	}
+	if p.include {
+		out = append(out, "include")
 	}
 	if paging {
 		out = append(out, "limit", "after", "before")
@@ -127,6 +167,11 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 	}
 	if p.name {
 		if req.Filter.Name, _, err = single(values, "name"); err != nil {
+			return req, err
+		}
+	}
+	if p.include {
+		if req.Include, err = parseInclude(values["include"]); err != nil {
 			return req, err
 		}
 	}

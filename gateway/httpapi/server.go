@@ -71,9 +71,11 @@ func New(d Deps) (http.Handler, error) {
 	e.NoRoute(a.noRoute)
 	e.NoMethod(a.noMethod)
 
-	a.route(e, "/api/v1/exercises/bodyparts", plan.ExercisesByBodyParts, a.listExercises(bodyPartsParams))
-	a.route(e, "/api/v1/exercises", plan.Exercises, a.listExercises(exercisesParams))
+	a.route(e, "/api/v1/exercises/bodyparts", plan.ExercisesByBodyParts, a.listExercises(bodyPartsParams, 0))
+	a.route(e, "/api/v1/exercises", plan.Exercises, a.listExercises(exercisesParams, 0))
 	a.route(e, "/api/v1/exercises/:id", plan.Exercise, a.exercise)
+	a.route(e, "/api/v1/exercises/:id/variations", plan.ExerciseVariations, a.listExercises(exercisesParams, catalogclient.Variations))
+	a.route(e, "/api/v1/exercises/:id/alternatives", plan.ExerciseAlternatives, a.listExercises(exercisesParams, catalogclient.Alternatives))
 	a.route(e, "/api/v1/exercisetypes", plan.ExerciseTypes, a.exerciseTypes)
 	a.route(e, "/api/v1/bodyparts", plan.BodyParts, a.names(d.Catalog.BodyParts))
 	a.route(e, "/api/v1/muscles", plan.Muscles, a.names(d.Catalog.Muscles))

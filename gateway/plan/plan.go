@@ -20,6 +20,8 @@ const (
 	ExercisesByBodyParts Operation = "exercisesByBodyParts"
 	Exercises            Operation = "exercises"
 	Exercise             Operation = "exercise"
+	ExerciseVariations   Operation = "exerciseVariations"
+	ExerciseAlternatives Operation = "exerciseAlternatives"
 	ExerciseTypes        Operation = "exerciseTypes"
 	BodyParts            Operation = "bodyParts"
 	Muscles              Operation = "muscles"
