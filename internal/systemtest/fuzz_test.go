@@ -12,7 +12,8 @@ import (
 var fuzzPaths = []string{
 	"/api/v1/exercises", "/api/v1/exercises/bodyparts", "/api/v1/exercises/humnn3ws", "/api/v1/bodyparts",
 	"/api/v1/muscles", "/api/v1/exercisetypes", "/api/v1/equipments", "/api/v1/liveness", "/api/v1/nope",
-	"/docs/errors/code/BAD_REQUEST",
+	"/docs/errors/code/BAD_REQUEST", "/api/v1/exercises/humnn3ws/variations", "/api/v1/exercises/humnn3ws/alternatives",
+	"/api/v1/exercises/zzzzzzzz/alternatives",
 }
 
 // FuzzGateway sends arbitrary query strings and headers through the whole
@@ -25,6 +26,9 @@ func FuzzGateway(f *testing.F) {
 	f.Add(2, "", "video.example.test", "key_video", "", "", "DELETE")
 	f.Add(0, "after=a&before=b&targetMuscles=x;y", "", "exdb_nope", "", "", "GET")
 	f.Add(0, "exerciseTypes=yoga&exerciseTypes=\x00&limit=+1", "api.example.test", "key_mega", "", "", "GET")
+	f.Add(0, "include=description,%20TIPS,,aliases&include=instructions", "api.example.test", "key_pro", "", "", "GET")
+	f.Add(10, "include=steps&equipments=body%20weight&after=bykvsiz3", "api.example.test", "key_mega", "", "", "GET")
+	f.Add(11, "include=\xff,description&limit=1&before=humnn3ws", "api.example.test", "key_mega", "", "", "HEAD")
 	s := start(f, options{})
 	f.Fuzz(func(t *testing.T, path int, rawQuery, host, keyID, ifNoneMatch, ifMatch, method string) {
 		if path < 0 {
