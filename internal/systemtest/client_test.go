@@ -241,3 +241,70 @@ func TestClientErrors(t *testing.T) {
 		t.Errorf("RetryAfter = %v, want at least a second", e.RetryAfter)
 	}
 }
+
+// TestClientRelations walks the relation lists one record a page, forward
+// with the iterators and backward with the cursors, against the real
+// gateway and catalog, and checks the content the client decodes.
+func TestClientRelations(t *testing.T) {
+	s := start(t, options{})
+	ctx := context.Background()
+	pro := newAPIClient(t, s, "key_pro")
+
+	full, err := pro.Exercise(ctx, "humnn3ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Description == "" || len(full.Instructions) < 3 || len(full.Tips) < 1 || len(full.Aliases) == 0 {
+		t.Fatalf("Exercise lacks content: %+v", full)
+	}
+	for _, tc := range []struct {
+		name string
+		seq  func(func(client.Exercise, error) bool)
+		page func(client.Query) (*client.Page, error)
+		want []string
+	}{
+		{"alternatives", pro.Alternatives(ctx, "humnn3ws", client.Query{Limit: 1, Include: []client.Field{client.Tips}}),
+			func(q client.Query) (*client.Page, error) { return pro.ListAlternatives(ctx, "humnn3ws", q) },
+			[]string{"uy34skpt", "2u3xkyps", "bykvsiz3"}},
+		{"variations", pro.Variations(ctx, "6zulzjby", client.Query{Limit: 1, Include: []client.Field{client.Tips}}),
+			func(q client.Query) (*client.Page, error) { return pro.ListVariations(ctx, "6zulzjby", q) },
+			[]string{"5eathpps", "ce6mkd7m"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := walk(t, tc.seq)
+			var ids []string
+			for _, x := range got {
+				ids = append(ids, x.ExerciseID)
+				if len(x.Tips) == 0 || x.Description != "" || x.Instructions != nil {
+					t.Errorf("%s: include=tips gave tips %q, description %q, instructions %q", x.ExerciseID, x.Tips, x.Description, x.Instructions)
+				}
+			}
+			if diff := cmp.Diff(tc.want, ids); diff != "" {
+				t.Fatalf("forward (-want +got):\n%s", diff)
+			}
+			// Backward from the last record, one page at a time.
+			var back []string
+			q := client.Query{Limit: 1, Before: tc.want[len(tc.want)-1]}
+			for {
+				p, err := tc.page(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, x := range p.Exercises {
+					back = append([]string{x.ExerciseID}, back...)
+				}
+				if !p.Meta.HasPreviousPage {
+					break
+				}
+				q.Before = p.Meta.PreviousCursor
+			}
+			if diff := cmp.Diff(tc.want[:len(tc.want)-1], back); diff != "" {
+				t.Fatalf("backward (-want +got):\n%s", diff)
+			}
+		})
+	}
+	var apiErr *client.Error
+	if _, err := pro.ListAlternatives(ctx, "zzzzzzzz", client.Query{}); !errors.As(err, &apiErr) || apiErr.Status != 404 {
+		t.Fatalf("alternatives of an unknown id: %v, want a 404 *client.Error", err)
+	}
+}

@@ -84,6 +84,41 @@ type Exercise struct {
 	// ImageURL is the exercise's image in the product's media kind (GIF or
 	// video); empty when the exercise has none.
 	ImageURL string `json:"imageUrl,omitempty"`
+
+	// The content: Exercise fills all four; listings only those their
+	// query's Include names.
+	//
+	// Description says what the movement is and what it trains.
+	Description string `json:"description,omitempty"`
+	// Instructions are the ordered steps.
+	Instructions []string `json:"instructions,omitempty"`
+	// Tips are coaching cues and common mistakes.
+	Tips []string `json:"tips,omitempty"`
+	// Aliases are other names people use for the exercise.
+	Aliases []string `json:"aliases,omitempty"`
+}
+
+// Field names a content field that a listing adds to its exercises when a
+// query's Include asks for it.
+type Field string
+
+// The content fields.
+const (
+	Description  Field = "description"
+	Instructions Field = "instructions"
+	Tips         Field = "tips"
+	Aliases      Field = "aliases"
+)
+
+func include(v url.Values, fields []Field) {
+	if len(fields) == 0 {
+		return
+	}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = string(f)
+	}
+	v.Set("include", strings.Join(names, ","))
 }
 
 // Meta describes a page of a listing.
@@ -133,7 +168,9 @@ type Equipment struct {
 	Name string `json:"name"`
 }
 
-// Query selects a page of the general listing (ListExercises, Exercises).
+// Query selects a page of the general listing (ListExercises, Exercises)
+// or of a relation list (ListVariations, ListAlternatives, and their
+// iterators).
 // Values within one filter are alternatives (any of them matches);
 // different filters must all match. Zero fields are not sent.
 type Query struct {
@@ -151,6 +188,8 @@ type Query struct {
 	// After asks for the page after this exercise id (a NextCursor),
 	// Before for the page before it (a PreviousCursor). At most one.
 	After, Before string
+	// Include adds these content fields to each exercise.
+	Include []Field
 }
 
 // BodyPartsQuery selects a page of the listing by body parts
@@ -163,6 +202,8 @@ type BodyPartsQuery struct {
 	Limit int
 	// After and Before are cursors, as in Query.
 	After, Before string
+	// Include adds these content fields to each exercise.
+	Include []Field
 }
 
 func (q Query) values() url.Values {
@@ -178,6 +219,7 @@ func (q Query) values() url.Values {
 	if q.Name != "" {
 		v.Set("name", q.Name)
 	}
+	include(v, q.Include)
 	paging(v, q.Limit, q.After, q.Before)
 	return v
 }
@@ -187,6 +229,7 @@ func (q BodyPartsQuery) values() url.Values {
 	if len(q.BodyParts) > 0 {
 		v.Set("bodyParts", strings.Join(q.BodyParts, ","))
 	}
+	include(v, q.Include)
 	paging(v, q.Limit, q.After, q.Before)
 	return v
 }
@@ -237,6 +280,57 @@ func (c *Client) Exercises(ctx context.Context, q Query) iter.Seq2[Exercise, err
 	})
 }
 
+// ListVariations returns one page of the variations of the exercise id
+// (GET /api/v1/exercises/{id}/variations): the other exercises of its
+// movement family, easiest first. q's filters narrow the list; its cursors
+// must be exercise ids of this list.
+func (c *Client) ListVariations(ctx context.Context, id string, q Query) (*Page, error) {
+	return c.related(ctx, id, "variations", q)
+}
+
+// ListAlternatives returns one page of the alternatives to the exercise
+// id (GET /api/v1/exercises/{id}/alternatives): substitutes that share a
+// target muscle and the movement pattern, best first. With
+// q.Equipments, the substitutes for what one has at hand.
+func (c *Client) ListAlternatives(ctx context.Context, id string, q Query) (*Page, error) {
+	return c.related(ctx, id, "alternatives", q)
+}
+
+func (c *Client) related(ctx context.Context, id, relation string, q Query) (*Page, error) {
+	if id == "" {
+		return nil, errors.New("client: empty exercise id")
+	}
+	var p Page
+	if err := c.get(ctx, "/api/v1/exercises/"+url.PathEscape(id)+"/"+relation, q.values(), &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Variations iterates over the variations of the exercise id as
+// Exercises does over the general listing.
+func (c *Client) Variations(ctx context.Context, id string, q Query) iter.Seq2[Exercise, error] {
+	return walk(func(after string) (*Page, error) {
+		pq := q
+		if after != "" {
+			pq.After, pq.Before = after, ""
+		}
+		return c.ListVariations(ctx, id, pq)
+	})
+}
+
+// Alternatives iterates over the alternatives to the exercise id, best
+// first, as Exercises does over the general listing.
+func (c *Client) Alternatives(ctx context.Context, id string, q Query) iter.Seq2[Exercise, error] {
+	return walk(func(after string) (*Page, error) {
+		pq := q
+		if after != "" {
+			pq.After, pq.Before = after, ""
+		}
+		return c.ListAlternatives(ctx, id, pq)
+	})
+}
+
 // ExercisesByBodyParts iterates over the listing by body parts as
 // Exercises does over the general one.
 func (c *Client) ExercisesByBodyParts(ctx context.Context, q BodyPartsQuery) iter.Seq2[Exercise, error] {
@@ -277,7 +371,8 @@ func walk(fetch func(after string) (*Page, error)) iter.Seq2[Exercise, error] {
 	}
 }
 
-// Exercise returns the exercise with this id (GET /api/v1/exercises/{id}).
+// Exercise returns the exercise with this id, with all its content
+// (GET /api/v1/exercises/{id}).
 func (c *Client) Exercise(ctx context.Context, id string) (*Exercise, error) {
 	if id == "" {
 		return nil, errors.New("client: empty exercise id")

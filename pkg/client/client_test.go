@@ -195,7 +195,8 @@ func TestRequests(t *testing.T) {
 		got = r
 		mu.Unlock()
 		switch {
-		case strings.HasPrefix(r.URL.Path, "/api/v1/exercises/") && r.URL.Path != "/api/v1/exercises/bodyparts":
+		case strings.HasPrefix(r.URL.Path, "/api/v1/exercises/") && r.URL.Path != "/api/v1/exercises/bodyparts" &&
+			!strings.HasSuffix(r.URL.Path, "/variations") && !strings.HasSuffix(r.URL.Path, "/alternatives"):
 			writeJSON(w, map[string]any{"success": true, "data": f.exercises[0]})
 		case r.URL.Path == "/api/v1/liveness":
 			writeJSON(w, map[string]string{"status": "ok"})
@@ -232,6 +233,18 @@ func TestRequests(t *testing.T) {
 			_, err := c.ListExercisesByBodyParts(ctx, BodyPartsQuery{BodyParts: []string{"chest"}, Limit: 3, Before: "ex04"})
 			return err
 		}, "/api/v1/exercises/bodyparts", url.Values{"bodyParts": {"chest"}, "limit": {"3"}, "before": {"ex04"}}},
+		{"include", func() error {
+			_, err := c.ListExercisesByBodyParts(ctx, BodyPartsQuery{Include: []Field{Description, Aliases}})
+			return err
+		}, "/api/v1/exercises/bodyparts", url.Values{"include": {"description,aliases"}}},
+		{"variations", func() error {
+			_, err := c.ListVariations(ctx, "a/b", Query{Include: []Field{Instructions, Tips}, Limit: 2, After: "ex01"})
+			return err
+		}, "/api/v1/exercises/a%2Fb/variations", url.Values{"include": {"instructions,tips"}, "limit": {"2"}, "after": {"ex01"}}},
+		{"alternatives", func() error {
+			_, err := c.ListAlternatives(ctx, "ex01", Query{Equipments: []string{"body weight", "dumbbell"}})
+			return err
+		}, "/api/v1/exercises/ex01/alternatives", url.Values{"equipments": {"body weight,dumbbell"}}},
 		{"exercise-escaped", func() error { _, err := c.Exercise(ctx, "a/b c"); return err }, "/api/v1/exercises/a%2Fb%20c", url.Values{}},
 		{"exercisetypes", func() error { _, err := c.ExerciseTypes(ctx); return err }, "/api/v1/exercisetypes", url.Values{}},
 		{"bodyparts-list", func() error { _, err := c.BodyParts(ctx); return err }, "/api/v1/bodyparts", url.Values{}},
@@ -260,6 +273,9 @@ func TestRequests(t *testing.T) {
 	}
 	if _, err := c.Exercise(ctx, ""); err == nil {
 		t.Error("Exercise(\"\") sent a request")
+	}
+	if _, err := c.ListAlternatives(ctx, "", Query{}); err == nil {
+		t.Error("ListAlternatives(\"\") sent a request")
 	}
 	// Without WithGatewayHost no X-Gateway-Host is sent.
 	if _, err := newClient(t, srv).Liveness(ctx); err != nil {
