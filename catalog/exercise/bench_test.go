@@ -89,3 +89,64 @@ func BenchmarkListBackward(b *testing.B) {
 		})
 	}
 }
+
+// relatedSynth returns a catalogue of n synthetic version 2 records: the
+// records of synthFile in 40 families over 6 movement patterns.
+func relatedSynth(b *testing.B, n int) *Catalogue {
+	b.Helper()
+	synth.Lock()
+	defer synth.Unlock()
+	key := -n // synth.m holds the version 1 catalogues under n
+	if c, ok := synth.m[key]; ok {
+		return c
+	}
+	f := synthFile(n)
+	f.Format = FormatV2
+	for i := range f.Exercises {
+		x := &f.Exercises[i]
+		x.Family = fmt.Sprintf("family %d", i%40)
+		x.Pattern = fmt.Sprintf("pattern %d", i%40%6)
+		x.Description, x.Instructions, x.Tips = "A synthetic exercise.", []string{"Set up.", "Move.", "Return."}, []string{"Breathe."}
+	}
+	c := mustNew(b, f)
+	synth.m[key] = c
+	return c
+}
+
+// BenchmarkAlternatives measures a page of 25 alternatives after a cursor
+// in the list, at 2,000 and at 1,000,000 records: warm (the ranking is
+// cached, as for every request after the first for one exercise and
+// filter) and cold (ranked afresh every call).
+//
+//	go test -run '^$' -bench BenchmarkAlternatives -count 6 ./catalog/exercise | benchstat -col /records -
+func BenchmarkAlternatives(b *testing.B) {
+	for _, n := range []int{2_000, 1_000_000} {
+		for _, cold := range []bool{false, true} {
+			for _, flt := range []struct {
+				name   string
+				filter Filter
+			}{{"none", Filter{}}, {"equipment", Filter{Equipments: []string{"body weight"}}}} {
+				name := fmt.Sprintf("filter=%s/cold=%t/records=%d", flt.name, cold, n)
+				b.Run(name, func(b *testing.B) {
+					c := relatedSynth(b, n)
+					src := fmt.Sprintf("s%07d", n/3)
+					first, err := c.Related(Alternatives, src, flt.filter, PageRequest{Limit: 25})
+					if err != nil || len(first.Exercises) != 25 {
+						b.Fatalf("first page: %d records, %v", len(first.Exercises), err)
+					}
+					req := PageRequest{Limit: 25, After: first.NextCursor}
+					b.ReportAllocs()
+					for b.Loop() {
+						if cold {
+							c.related.Purge()
+						}
+						p, err := c.Related(Alternatives, src, flt.filter, req)
+						if err != nil || len(p.Exercises) != 25 {
+							b.Fatalf("Related: %d records, %v", len(p.Exercises), err)
+						}
+					}
+				})
+			}
+		}
+	}
+}

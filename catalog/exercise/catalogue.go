@@ -51,6 +51,9 @@ type Catalogue struct {
 	// positions of its records (version 2 files only).
 	families map[string]*roaring.Bitmap
 	patterns map[string]*roaring.Bitmap
+	// equipmentSets maps each distinct set of equipments (equipmentSetKey)
+	// to the positions of the records that need exactly that set.
+	equipmentSets map[string]*roaring.Bitmap
 
 	resolved *lru.Cache[string, *roaring.Bitmap]
 	related  *lru.Cache[string, *ranked]
@@ -67,6 +70,8 @@ func New(f *File) (*Catalogue, error) {
 		trigrams:  make(map[string]*roaring.Bitmap),
 		families:  make(map[string]*roaring.Bitmap),
 		patterns:  make(map[string]*roaring.Bitmap),
+
+		equipmentSets: make(map[string]*roaring.Bitmap),
 	}
 	slices.SortFunc(c.exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
 	for i := 1; i < len(c.exercises); i++ {
@@ -105,7 +110,7 @@ func New(f *File) (*Catalogue, error) {
 			b.RunOptimize()
 		}
 	}
-	for _, m := range []map[string]*roaring.Bitmap{c.trigrams, c.families, c.patterns} {
+	for _, m := range []map[string]*roaring.Bitmap{c.trigrams, c.families, c.patterns, c.equipmentSets} {
 		for _, b := range m {
 			b.RunOptimize()
 		}
@@ -154,6 +159,7 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 
 	group(c.families, x.Family, pos)
 	group(c.patterns, x.Pattern, pos)
+	group(c.equipmentSets, equipmentSetKey(x.Equipments), pos)
 
 	key := SearchKey(x.Name)
 	c.nameKeys[pos] = key

@@ -3,6 +3,7 @@ package exercise
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -107,16 +108,14 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 	}
 	candidates := roaring.FastAnd(pattern, set, roaring.FastOr(targets...))
 	candidates.Remove(src)
+	// The members of src's family that need exactly its equipment are
+	// variations, not substitutes.
+	if fam := c.families[x.Family]; fam != nil {
+		candidates.AndNot(roaring.And(fam, c.equipmentSets[equipmentSetKey(x.Equipments)]))
+	}
 	fam := c.families[x.Family]
 	if fam == nil {
 		fam = roaring.New()
-	}
-	// Drop the members of src's family that use exactly its equipment:
-	// they are variations, not substitutes.
-	for _, pos := range roaring.And(candidates, fam).ToArray() {
-		if sameSet(c.exercises[pos].Equipments, x.Equipments) {
-			candidates.Remove(pos)
-		}
 	}
 	every := roaring.FastAnd(append([]*roaring.Bitmap{candidates}, targets...)...)
 	some := roaring.AndNot(candidates, every)
@@ -132,16 +131,7 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 	return newRanked(tiers...)
 }
 
-// sameSet reports whether a and b hold the same values (each without
-// repeats), in any order.
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, v := range a {
-		if !slices.Contains(b, v) {
-			return false
-		}
-	}
-	return true
+// equipmentSetKey identifies a set of equipments whatever its order.
+func equipmentSetKey(equipments []string) string {
+	return strings.Join(slices.Sorted(slices.Values(equipments)), "\x00")
 }

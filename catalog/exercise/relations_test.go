@@ -30,6 +30,20 @@ func relatedFile(n int, seed uint64) *File {
 
 // relatedModel is the specification of Related written as a scan: every
 // record is tested against the rules and sorted by its tier, then id.
+// sameSet reports whether a and b hold the same values (each without
+// repeats), in any order.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, v := range a {
+		if !slices.Contains(b, v) {
+			return false
+		}
+	}
+	return true
+}
+
 func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 	all, err := model(f, flt, PageRequest{Limit: MaxLimit * 1000})
 	if err != nil {

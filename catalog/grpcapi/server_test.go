@@ -43,7 +43,13 @@ type harness struct {
 // catalogue is in place and health SERVING.
 func start(t *testing.T, loaded bool) *harness {
 	t.Helper()
-	data, err := os.ReadFile("testdata/small.json")
+	return startWith(t, loaded, "testdata/small.json")
+}
+
+// startWith is start with another catalogue file.
+func startWith(t *testing.T, loaded bool, file string) *harness {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,110 @@
+package grpcapi
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+)
+
+func TestContentAndRelations(t *testing.T) {
+	h := startWith(t, true, "testdata/content.json")
+	ctx := context.Background()
+
+	one, err := h.client.GetExercise(ctx, &catalogv1.GetExerciseRequest{Id: "bp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := one.Exercise; x.Description == "" || len(x.Instructions) != 3 || len(x.Tips) != 1 || len(x.Aliases) != 1 {
+		t.Errorf("GetExercise lacks content: %v", x)
+	}
+
+	list, err := h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range list.Exercises {
+		if x.Description != "" || x.Instructions != nil || x.Tips != nil || x.Aliases != nil {
+			t.Errorf("a listing without include carries content: %v", x)
+		}
+	}
+	list, err = h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{Include: []catalogv1.ContentField{
+		catalogv1.ContentField_CONTENT_FIELD_TIPS, catalogv1.ContentField_CONTENT_FIELD_ALIASES,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range list.Exercises {
+		if x.Description != "" || x.Instructions != nil || len(x.Tips) == 0 || len(x.Aliases) == 0 {
+			t.Errorf("include=tips,aliases gave %v", x)
+		}
+	}
+
+	related := func(id string, rel catalogv1.Relation, req *catalogv1.ListExercisesRequest) ([]string, error) {
+		req.Related = &catalogv1.Related{Id: id, Relation: rel}
+		r, err := h.client.ListExercises(ctx, req)
+		var ids []string
+		for _, x := range r.GetExercises() {
+			ids = append(ids, x.Id)
+		}
+		return ids, err
+	}
+	// bp and db are one family; db uses other equipment, so it is both a
+	// variation and an alternative.
+	for _, tc := range []struct {
+		rel  catalogv1.Relation
+		id   string
+		want []string
+	}{
+		{catalogv1.Relation_RELATION_VARIATIONS, "bp", []string{"db"}},
+		{catalogv1.Relation_RELATION_VARIATIONS, "db", []string{"bp"}},
+		{catalogv1.Relation_RELATION_ALTERNATIVES, "bp", []string{"db"}},
+		{catalogv1.Relation_RELATION_VARIATIONS, "pu", nil},
+	} {
+		got, err := related(tc.id, tc.rel, &catalogv1.ListExercisesRequest{})
+		if err != nil || !cmp.Equal(got, tc.want) {
+			t.Errorf("%s of %s: %v, %v; want %v", tc.rel, tc.id, got, err, tc.want)
+		}
+	}
+	if got, err := related("bp", catalogv1.Relation_RELATION_ALTERNATIVES, &catalogv1.ListExercisesRequest{
+		Filter: &catalogv1.ExerciseFilter{Equipments: []string{"barbell"}},
+	}); err != nil || got != nil {
+		t.Errorf("filtered alternatives: %v, %v; want none", got, err)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		id    string
+		rel   catalogv1.Relation
+		req   *catalogv1.ListExercisesRequest
+		code  codes.Code
+		field string
+	}{
+		{"unknown id", "nope", catalogv1.Relation_RELATION_VARIATIONS, &catalogv1.ListExercisesRequest{}, codes.NotFound, ""},
+		{"malformed id", "a b", catalogv1.Relation_RELATION_VARIATIONS, &catalogv1.ListExercisesRequest{}, codes.InvalidArgument, "related.id"},
+		{"unspecified relation", "bp", catalogv1.Relation_RELATION_UNSPECIFIED, &catalogv1.ListExercisesRequest{}, codes.InvalidArgument, "related.relation"},
+		{"cursor not in the list", "bp", catalogv1.Relation_RELATION_VARIATIONS, &catalogv1.ListExercisesRequest{After: "pu"}, codes.InvalidArgument, "after"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := related(tc.id, tc.rel, tc.req)
+			st := status.Convert(err)
+			if st.Code() != tc.code {
+				t.Fatalf("code %s (%v), want %s", st.Code(), err, tc.code)
+			}
+			if tc.field == "" {
+				return
+			}
+			for _, d := range st.Details() {
+				if br, ok := d.(*errdetails.BadRequest); ok && br.FieldViolations[0].Field == tc.field {
+					return
+				}
+			}
+			t.Fatalf("no violation of %s in %v", tc.field, st.Details())
+		})
+	}
+}
