@@ -138,7 +138,9 @@ func TestLint(t *testing.T) {
 			fmt.Fprintf(&b, "    - {name: barbell row %d, equipments: [barbell], slots: {setup: Hinge forward over the barbell., load: bar}}\n", i)
 		}
 		got := lint(b.String())
-		if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, `step used verbatim by 21 records (at most 20): "Pull the bar to your waist."`) }) {
+		if !slices.ContainsFunc(got, func(p string) bool {
+			return strings.Contains(p, `step used verbatim by 21 records (at most 20): "Pull the bar to your waist."`)
+		}) {
 			t.Fatalf("lint %q, want the shared step reported", got)
 		}
 	})
