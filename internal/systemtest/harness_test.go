@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
@@ -65,6 +66,7 @@ type options struct {
 	nilCatalog  bool // no catalog client at all: every catalog call panics
 	cache       bool // a response cache that follows the catalogue version
 	tracing     bool // OpenTelemetry on both sides (global provider)
+	embedded    bool // the embedded catalogue instead of testdata/catalogue.json
 }
 
 // start runs the catalog (testdata/catalogue.json) over bufconn and the
@@ -74,6 +76,9 @@ func start(t testing.TB, opts options) *system {
 	data, err := os.ReadFile("testdata/catalogue.json")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opts.embedded {
+		data = dataset.Default()
 	}
 	cat, err := exercise.Load(data)
 	if err != nil {
