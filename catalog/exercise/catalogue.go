@@ -55,8 +55,13 @@ type Catalogue struct {
 	// to the positions of the records that need exactly that set.
 	equipmentSets map[string]*roaring.Bitmap
 
+	searchIdx *searchIndex
+
 	resolved *lru.Cache[string, *roaring.Bitmap]
+	// related and searched keep rankings: relation lists and search
+	// results, by relation or query and filter.
 	related  *lru.Cache[string, *ranked]
+	searched *lru.Cache[string, *ranked]
 }
 
 // New indexes a catalogue file. Decode validates a file fully; New only
@@ -72,6 +77,7 @@ func New(f *File) (*Catalogue, error) {
 		patterns:  make(map[string]*roaring.Bitmap),
 
 		equipmentSets: make(map[string]*roaring.Bitmap),
+		searchIdx:     newSearchIndex(),
 	}
 	slices.SortFunc(c.exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
 	for i := 1; i < len(c.exercises); i++ {
@@ -110,6 +116,7 @@ func New(f *File) (*Catalogue, error) {
 			b.RunOptimize()
 		}
 	}
+	c.searchIdx.finish()
 	for _, m := range []map[string]*roaring.Bitmap{c.trigrams, c.families, c.patterns, c.equipmentSets} {
 		for _, b := range m {
 			b.RunOptimize()
@@ -120,6 +127,9 @@ func New(f *File) (*Catalogue, error) {
 		return nil, err
 	}
 	if c.related, err = lru.New[string, *ranked](resolvedCacheSize); err != nil {
+		return nil, err
+	}
+	if c.searched, err = lru.New[string, *ranked](resolvedCacheSize); err != nil {
 		return nil, err
 	}
 	if c.version, err = versionOf(c); err != nil {
@@ -160,6 +170,7 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 	group(c.families, x.Family, pos)
 	group(c.patterns, x.Pattern, pos)
 	group(c.equipmentSets, equipmentSetKey(x.Equipments), pos)
+	c.searchIdx.add(pos, x)
 
 	key := SearchKey(x.Name)
 	c.nameKeys[pos] = key

@@ -31,6 +31,7 @@ const (
 	FieldTargetMuscles    = "targetMuscles"
 	FieldSecondaryMuscles = "secondaryMuscles"
 	FieldName             = "name"
+	FieldQuery            = "query"
 	FieldID               = "id"
 	FieldRelation         = "relation"
 	// FieldRelatedID is the id of the exercise a related listing is of,

@@ -24,6 +24,9 @@ type Filter struct {
 	// Name keeps exercises whose name contains it, compared by SearchKey:
 	// case, spaces and punctuation do not matter.
 	Name string
+	// Query, when set, keeps the exercises that a search for it finds,
+	// ranked best first (see search): the listing is then a ranked list.
+	Query string
 }
 
 // fieldSpec ties a Filter field to its index and vocabulary.

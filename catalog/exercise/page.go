@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -43,14 +44,27 @@ type Page struct {
 
 const malformedID = "is not a well-formed exercise id (1 to 32 characters of A-Z, a-z, 0-9, _ and -)"
 
-// List returns one page of the exercises that f selects. Errors are an
+// List returns one page of the exercises that f selects, in id order, or,
+// with f.Query, ranked best first as a search ranks them. Errors are an
 // *ArgumentError listing every invalid field, or a *CapError.
 func (c *Catalogue) List(f Filter, p PageRequest) (Page, error) {
 	var bad ArgumentError
 	limit, cur := c.pageArgs(p, &bad)
-	set, _ := c.resolve(&f, &bad)
+	if f.Query != "" {
+		checkQuery(f.Query, &bad)
+	}
+	set, key := c.resolve(&f, &bad)
 	if err := bad.orNil(); err != nil {
 		return Page{}, err
+	}
+	if f.Query != "" {
+		k := strings.Join(words(f.Query), " ") + "\x00" + key
+		r, ok := c.searched.Get(k)
+		if !ok {
+			r = c.search(f.Query, set)
+			c.searched.Add(k, r)
+		}
+		return c.rankedPage(r, limit, cur, p.RecordCap)
 	}
 
 	// Reachable records are the matching ones at positions below end.

@@ -50,6 +50,9 @@ func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (P
 		src, found = c.position(id)
 	}
 	limit, cur := c.pageArgs(p, &bad)
+	if f.Query != "" {
+		bad.add(FieldQuery, f.Query, "cannot be combined with a relation: a relation list has its own order")
+	}
 	set, key := c.resolve(&f, &bad)
 	if err := bad.orNil(); err != nil {
 		return Page{}, err

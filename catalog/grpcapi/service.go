@@ -117,6 +117,7 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		TargetMuscles:    f.GetTargetMuscles(),
 		SecondaryMuscles: f.GetSecondaryMuscles(),
 		Name:             f.GetName(),
+		Query:            f.GetQuery(),
 	}
 	pr := exercise.PageRequest{
 		Limit:     int(req.GetLimit()),

@@ -34,6 +34,7 @@ var fieldPaths = map[string]string{
 	exercise.FieldTargetMuscles:    "filter.target_muscles",
 	exercise.FieldSecondaryMuscles: "filter.secondary_muscles",
 	exercise.FieldName:             "filter.name",
+	exercise.FieldQuery:            "filter.query",
 	exercise.FieldID:               "id",
 	exercise.FieldRelation:         "related.relation",
 	exercise.FieldRelatedID:        "related.id",

@@ -83,6 +83,8 @@ const (
 type Filter struct {
 	BodyParts, Equipments, Difficulties, ExerciseTypes, TargetMuscles, SecondaryMuscles []string
 	Name                                                                                string
+	// Query is a search; see the catalog's ExerciseFilter.query.
+	Query string
 }
 
 // ListRequest asks for one page.
@@ -216,7 +218,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		Filter: &catalogv1.ExerciseFilter{
 			BodyParts: f.BodyParts, Equipments: f.Equipments, Difficulties: f.Difficulties,
 			ExerciseTypes: f.ExerciseTypes, TargetMuscles: f.TargetMuscles, SecondaryMuscles: f.SecondaryMuscles,
-			Name: f.Name,
+			Name: f.Name, Query: f.Query,
 		},
 		Limit:     int32(req.Limit),
 		After:     req.After,

@@ -35,6 +35,7 @@ var params = map[string]struct{ name, allowed string }{
 	"filter.target_muscles":    {"targetMuscles", "/api/v1/muscles"},
 	"filter.secondary_muscles": {"secondaryMuscles", "/api/v1/muscles"},
 	"filter.name":              {"name", ""},
+	"filter.query":             {"q", ""},
 }
 
 // toAPIError is the one switch from gRPC status to the public error.

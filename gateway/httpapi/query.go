@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
@@ -37,17 +39,21 @@ var filterParams = map[string]func(*catalogclient.Filter) *[]string{
 type listParams struct {
 	filters []string
 	name    bool // takes the name search
+	query   bool // takes q, the ranked search
 	include bool // takes include, the content fields to add
 }
 
 var (
 	bodyPartsParams = listParams{filters: []string{"bodyParts"}, include: true}
-	// exercisesParams serve the general listing and the relation lists.
 	exercisesParams = listParams{
 		filters: []string{"bodyParts", "equipments", "difficulty", "exerciseTypes", "targetMuscles", "secondaryMuscles"},
 		name:    true,
+		query:   true,
 		include: true,
 	}
+	// relationParams are the general listing's but q: a relation list has
+	// its own order.
+	relationParams = listParams{filters: exercisesParams.filters, name: true, include: true}
 	noParams = listParams{}
 )
 
@@ -89,6 +95,9 @@ func (p listParams) names(paging bool) []string {
 	out := slices.Clone(p.filters)
 	if p.name {
 		out = append(out, "name")
+	}
+	if p.query {
+		out = append(out, "q")
 	}
 	if p.include {
 		out = append(out, "include")
@@ -170,6 +179,11 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 			return req, err
 		}
 	}
+	if p.query {
+		if req.Filter.Query, err = parseSearch(values); err != nil {
+			return req, err
+		}
+	}
 	if p.include {
 		if req.Include, err = parseInclude(values["include"]); err != nil {
 			return req, err
@@ -199,6 +213,30 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 		return req, badRequest("Send either after or before, not both: after pages forward, before pages backward.")
 	}
 	return req, nil
+}
+
+// maxQuery bounds q, in characters.
+const maxQuery = 200
+
+// parseSearch reads q: 1 to 200 characters, at least one letter or digit,
+// no control characters.
+func parseSearch(values url.Values) (string, error) {
+	q, ok, err := single(values, "q")
+	switch {
+	case err != nil || !ok:
+		return "", err
+	case q == "":
+		return "", badRequest("q is empty: send the words to search for, or omit q.")
+	case utf8.RuneCountInString(q) > maxQuery:
+		return "", badRequest("q is %d characters long; at most %d are allowed.", utf8.RuneCountInString(q), maxQuery)
+	case !utf8.ValidString(q):
+		return "", badRequest("q is not valid UTF-8.")
+	case strings.ContainsFunc(q, unicode.IsControl):
+		return "", badRequest("q %s contains control characters.", show(q))
+	case !strings.ContainsFunc(q, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }):
+		return "", badRequest("q %s has no letters or digits to search for.", show(q))
+	}
+	return q, nil
 }
 
 // parseLimit accepts decimal digits from 1 to 25.

@@ -108,7 +108,8 @@ func TestClientEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prev, err := c.ListExercises(ctx, client.Query{Before: page.Exercises[0].ExerciseID, Limit: 1})
+	prev, err := c.ListExercises(ctx, client.Query{Before: page.Exercises[0].ExerciseID, Limit: 1,
+		Include: []client.Field{client.Description, client.Instructions, client.Tips, client.Aliases}})
 	if err != nil || len(prev.Exercises) != 1 || !cmp.Equal(*x, prev.Exercises[0]) {
 		t.Errorf("Exercise(humnn3ws) = %+v, the listing has %+v (%v)", x, prev, err)
 	}

@@ -27,6 +27,8 @@ func FuzzGateway(f *testing.F) {
 	f.Add(0, "after=a&before=b&targetMuscles=x;y", "", "exdb_nope", "", "", "GET")
 	f.Add(0, "exerciseTypes=yoga&exerciseTypes=\x00&limit=+1", "api.example.test", "key_mega", "", "", "GET")
 	f.Add(0, "include=description,%20TIPS,,aliases&include=instructions", "api.example.test", "key_pro", "", "", "GET")
+	f.Add(0, "q=db%20curlz&bodyParts=upper%20arms&after=6zulzjby", "api.example.test", "key_pro", "", "", "GET")
+	f.Add(0, "q=%E2%80%A8%F0%9F%92%AA%20pull&q=x&limit=2", "api.example.test", "key_mega", "", "", "GET")
 	f.Add(10, "include=steps&equipments=body%20weight&after=bykvsiz3", "api.example.test", "key_mega", "", "", "GET")
 	f.Add(11, "include=\xff,description&limit=1&before=humnn3ws", "api.example.test", "key_mega", "", "", "HEAD")
 	s := start(f, options{})

@@ -133,6 +133,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		{name: "exercises-empty", req: request{path: "/api/v1/exercises?equipments=treadmill", keyID: "key_pro"}, status: 200},
 		{name: "exercise", req: request{path: "/api/v1/exercises/humnn3ws", keyID: "key_pro"}, status: 200},
 		{name: "exercise-video", req: request{path: "/api/v1/exercises/humnn3ws", keyID: "key_mega", host: "video.example.test"}, status: 200},
+		{name: "search", req: request{path: "/api/v1/exercises?q=db%20curl&limit=2", keyID: "key_pro"}, status: 200},
+		{name: "search-too-long", req: request{path: "/api/v1/exercises?q=" + strings.Repeat("b", 201), keyID: "key_pro"}, status: 400, refused: true},
 		{name: "exercises-include", req: request{path: "/api/v1/exercises?include=description,instructions,tips,aliases&limit=3", keyID: "key_pro"}, status: 200},
 		{name: "variations", req: request{path: "/api/v1/exercises/6zulzjby/variations?include=tips", keyID: "key_pro"}, status: 200},
 		{name: "alternatives", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?equipments=dumbbell&limit=1", keyID: "key_pro"}, status: 200},

@@ -183,6 +183,10 @@ type Query struct {
 	// Name keeps exercises whose name contains it, ignoring case, spaces
 	// and punctuation.
 	Name string
+	// Q searches (ListExercises, Exercises only): the words a person would
+	// type, forgiving typos, plurals and abbreviations. The results are
+	// ranked best first, and the cursors are exercise ids of the results.
+	Q string
 	// Limit is the page size, 1 to 25; zero means the API's default, 10.
 	Limit int
 	// After asks for the page after this exercise id (a NextCursor),
@@ -218,6 +222,9 @@ func (q Query) values() url.Values {
 	}
 	if q.Name != "" {
 		v.Set("name", q.Name)
+	}
+	if q.Q != "" {
+		v.Set("q", q.Q)
 	}
 	include(v, q.Include)
 	paging(v, q.Limit, q.After, q.Before)

@@ -221,12 +221,12 @@ func TestRequests(t *testing.T) {
 			_, err := c.ListExercises(ctx, Query{
 				BodyParts: []string{"chest", "upper arms"}, Equipments: []string{"barbell"}, Difficulty: []string{"beginner", "advanced"},
 				ExerciseTypes: []string{"strength"}, TargetMuscles: []string{"biceps"}, SecondaryMuscles: []string{"triceps", "deltoid"},
-				Name: "curl & press", Limit: 25, After: "ex01",
+				Name: "curl & press", Q: "db curls", Limit: 25, After: "ex01",
 			})
 			return err
 		}, "/api/v1/exercises", url.Values{
 			"bodyParts": {"chest,upper arms"}, "equipments": {"barbell"}, "difficulty": {"beginner,advanced"}, "exerciseTypes": {"strength"},
-			"targetMuscles": {"biceps"}, "secondaryMuscles": {"triceps,deltoid"}, "name": {"curl & press"}, "limit": {"25"}, "after": {"ex01"},
+			"targetMuscles": {"biceps"}, "secondaryMuscles": {"triceps,deltoid"}, "name": {"curl & press"}, "q": {"db curls"}, "limit": {"25"}, "after": {"ex01"},
 		}},
 		{"zero-query", func() error { _, err := c.ListExercises(ctx, Query{}); return err }, "/api/v1/exercises", url.Values{}},
 		{"bodyparts", func() error {

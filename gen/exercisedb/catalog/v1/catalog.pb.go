@@ -377,7 +377,18 @@ type ExerciseFilter struct {
 	SecondaryMuscles []string `protobuf:"bytes,6,rep,name=secondary_muscles,json=secondaryMuscles,proto3" json:"secondary_muscles,omitempty"`
 	// Keep exercises whose name contains this text, ignoring case, spaces and
 	// punctuation ("pull up" finds "pull-up"). At most 100 characters.
-	Name          string `protobuf:"bytes,7,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,7,opt,name=name,proto3" json:"name,omitempty"`
+	// Search: keep the exercises whose name, aliases, equipment, muscles,
+	// body parts, type or difficulty match these words, forgiving case,
+	// punctuation, spacing, plurals, common abbreviations ("db", "rdl") and
+	// small typos, with the last word taken as a prefix. The listing is then
+	// ranked best first (exact name or alias; every word in the name; with
+	// typos or prefixes; partly through other fields; only through them;
+	// then shorter names, then ids) and paged as a ranked list: after and
+	// before take the id of a record of the results. 1 to 200 characters, at
+	// least one letter or digit, no control characters. Cannot be combined
+	// with related.
+	Query         string `protobuf:"bytes,8,opt,name=query,proto3" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -457,6 +468,13 @@ func (x *ExerciseFilter) GetSecondaryMuscles() []string {
 func (x *ExerciseFilter) GetName() string {
 	if x != nil {
 		return x.Name
+	}
+	return ""
+}
+
+func (x *ExerciseFilter) GetQuery() string {
+	if x != nil {
+		return x.Query
 	}
 	return ""
 }
@@ -1824,7 +1842,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\aaliases\x18\r \x03(\tR\aaliases\"V\n" +
 	"\aRelated\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
-	"\brelation\x18\x02 \x01(\x0e2\x1f.exercisedb.catalog.v1.RelationR\brelation\"\x82\x02\n" +
+	"\brelation\x18\x02 \x01(\x0e2\x1f.exercisedb.catalog.v1.RelationR\brelation\"\x98\x02\n" +
 	"\x0eExerciseFilter\x12\x1d\n" +
 	"\n" +
 	"body_parts\x18\x01 \x03(\tR\tbodyParts\x12\x1e\n" +
@@ -1835,7 +1853,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0eexercise_types\x18\x04 \x03(\tR\rexerciseTypes\x12%\n" +
 	"\x0etarget_muscles\x18\x05 \x03(\tR\rtargetMuscles\x12+\n" +
 	"\x11secondary_muscles\x18\x06 \x03(\tR\x10secondaryMuscles\x12\x12\n" +
-	"\x04name\x18\a \x01(\tR\x04name\"\xb1\x02\n" +
+	"\x04name\x18\a \x01(\tR\x04name\x12\x14\n" +
+	"\x05query\x18\b \x01(\tR\x05query\"\xb1\x02\n" +
 	"\x14ListExercisesRequest\x12=\n" +
 	"\x06filter\x18\x01 \x01(\v2%.exercisedb.catalog.v1.ExerciseFilterR\x06filter\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x14\n" +

@@ -1,0 +1,154 @@
+package exercise
+
+import (
+	"bufio"
+	_ "embed" // the synonym table
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// Text analysis for search: the same steps turn record text into index
+// terms and a query into the terms it looks for.
+//
+//  1. words: lower case, split on everything but letters and digits, so
+//     case, punctuation, hyphens and spacing do not matter ("Pull-Up" is
+//     "pull" "up");
+//  2. terms: each word stemmed by the Snowball English stemmer ("curls",
+//     "curling" and "curl" are "curl"), and each pair of adjacent words
+//     joined ("pull" "up" also gives "pullup"), so that "pullup",
+//     "pull up" and "pull-up" meet;
+//  3. in queries only, synonyms and abbreviations (synonyms.txt) add
+//     alternatives: "db" also looks for "dumbbell".
+
+// words returns the lower-case runs of letters and digits of s.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// stem returns the term of one word.
+func stem(w string) string {
+	if len(w) <= 2 || isNumber(w) {
+		return w
+	}
+	return english.Stem(w, false)
+}
+
+func isNumber(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// terms returns the index terms of a text: its words stemmed, and its
+// adjacent pairs joined and stemmed.
+func terms(s string) []string {
+	ws := words(s)
+	out := make([]string, 0, 2*len(ws))
+	for i, w := range ws {
+		out = append(out, stem(w))
+		if i > 0 {
+			out = append(out, stem(ws[i-1]+w))
+		}
+	}
+	return out
+}
+
+// stopWords are left out of a query's required words: "lunge with
+// dumbbells" need not find "with" in a name.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "with": true, "on": true, "for": true, "of": true,
+	"and": true, "to": true, "in": true, "using": true, "at": true, "exercise": true, "exercises": true,
+}
+
+//go:embed synonyms.txt
+var synonymsText string
+
+// synonyms maps a phrase people type (its words stemmed, space-separated)
+// to the phrases it stands for.
+var synonyms, maxSynonymWords = mustParseSynonyms(synonymsText)
+
+// mustParseSynonyms reads lines "phrase = alternative | alternative",
+// with # comments.
+func mustParseSynonyms(text string) (map[string][][]string, int) {
+	out := map[string][][]string{}
+	longest := 1
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		from, to, ok := strings.Cut(line, "=")
+		key := stemmed(words(from))
+		if !ok || key == "" {
+			panic(fmt.Sprintf("synonyms.txt:%d: want \"phrase = alternative | ...\"", n))
+		}
+		longest = max(longest, len(words(from)))
+		for _, alt := range strings.Split(to, "|") {
+			ws := words(alt)
+			switch {
+			case len(ws) == 0:
+				panic(fmt.Sprintf("synonyms.txt:%d: empty alternative", n))
+			case stemmed(ws) == key || slices.ContainsFunc(out[key], func(a []string) bool { return stemmed(a) == stemmed(ws) }):
+				continue // the phrase itself, or said already
+			}
+			out[key] = append(out[key], ws)
+		}
+	}
+	return out, longest
+}
+
+// unit is one required part of a query: a word, or a phrase of the
+// synonym table, with the phrases that may stand for it (itself first).
+// last marks the query's last word, which may be a prefix.
+type unit struct {
+	alternatives [][]string
+	last         bool
+}
+
+// parseQuery splits a query into units, the longest synonym phrases first.
+func parseQuery(q string) []unit {
+	ws := words(q)
+	var content []string
+	for _, w := range ws {
+		if !stopWords[w] {
+			content = append(content, w)
+		}
+	}
+	if len(content) == 0 {
+		content = ws // a query of stop words only looks for them
+	}
+	var out []unit
+	for i := 0; i < len(content); {
+		n := min(maxSynonymWords, len(content)-i)
+		for ; n > 1; n-- {
+			if _, ok := synonyms[stemmed(content[i:i+n])]; ok {
+				break
+			}
+		}
+		phrase := content[i : i+n]
+		u := unit{alternatives: [][]string{phrase}, last: i+n == len(content)}
+		u.alternatives = append(u.alternatives, synonyms[stemmed(phrase)]...)
+		out = append(out, u)
+		i += n
+	}
+	return out
+}
+
+// stemmed joins the terms of words with spaces.
+func stemmed(ws []string) string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = stem(w)
+	}
+	return strings.Join(out, " ")
+}

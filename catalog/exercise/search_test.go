@@ -1,0 +1,203 @@
+package exercise
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestTermsAndQueries(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"Pull-Up", []string{"pull", "up", "pullup"}},
+		{"dumbbell curls", []string{"dumbbel", "curl", "dumbbellcurl"}},
+		{"  PRESSING  ", []string{"press"}},
+		{"90/90 stretch", []string{"90", "90", "9090", "stretch", "90stretch"}},
+	} {
+		if got := terms(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("terms(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	units := parseQuery("DB press-up with a band")
+	var got []string
+	for _, u := range units {
+		var alts []string
+		for _, a := range u.alternatives {
+			alts = append(alts, strings.Join(a, " "))
+		}
+		got = append(got, strings.Join(alts, "|"))
+	}
+	if want := []string{"db|dumbbell", "press up|push up", "band|resistance band"}; !slices.Equal(got, want) {
+		t.Errorf("parseQuery: %q, want %q (stop words dropped, the longest synonym phrase first)", got, want)
+	}
+	if !units[2].last || units[0].last {
+		t.Error("only the last unit may be a prefix")
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"squat", "squat", 0}, {"sqaut", "squat", 1}, {"squt", "squat", 1}, {"squatt", "squat", 1},
+		{"dumbel", "dumbbel", 1}, {"dumbell", "dumbbel", 2}, {"deadlfit", "deadlift", 1}, {"abc", "xyz", 3},
+	} {
+		if got := editDistance(tc.a, tc.b, 3); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// searchFile is a catalogue whose names are drawn from gym words, so that
+// searches find many records in several tiers.
+func searchFile(n int, seed uint64) *File {
+	f := relatedFile(n, seed)
+	rng := rand.New(rand.NewPCG(seed, 99))
+	words := []string{"dumbbell", "barbell", "incline", "bench", "press", "curl", "row", "squat", "lunge", "pull-up", "split", "reverse", "hammer"}
+	seen := map[string]bool{}
+	for i := range f.Exercises {
+		for {
+			k := 1 + rng.IntN(4)
+			var name []string
+			for range k {
+				name = append(name, words[rng.IntN(len(words))])
+			}
+			s := strings.Join(name, " ")
+			if !seen[SearchKey(s)] {
+				seen[SearchKey(s)] = true
+				f.Exercises[i].Name = s
+				break
+			}
+		}
+	}
+	return f
+}
+
+// collect pages through a search forward, then backward from its end.
+func collect(t *testing.T, c *Catalogue, flt Filter, limit int) (fwd, bwd []string, total int) {
+	t.Helper()
+	req := PageRequest{Limit: limit}
+	var last Page
+	for {
+		p, err := c.List(flt, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total = p.Total
+		fwd = append(fwd, ids(p.Exercises)...)
+		last = p
+		if !p.HasNextPage {
+			break
+		}
+		req = PageRequest{Limit: limit, After: p.NextCursor}
+	}
+	p := last
+	for {
+		bwd = append(ids(p.Exercises), bwd...)
+		if !p.HasPreviousPage {
+			break
+		}
+		var err error
+		if p, err = c.List(flt, PageRequest{Limit: limit, Before: p.PreviousCursor}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fwd, bwd, total
+}
+
+// TestSearchPaging: paging a ranked result forward and backward visits each
+// record once, total is the number paged, and q with a filter returns only
+// records that pass the filter.
+func TestSearchPaging(t *testing.T) {
+	f := searchFile(800, 4)
+	c := mustNew(t, f)
+	filters := []Filter{{}, {Equipments: []string{"dumbbell", "cable"}}, {BodyParts: []string{"back"}, Difficulties: []string{"beginner"}}}
+	queries := []string{"dumbbell press", "db curls", "pullup", "incline ben", "squatt", "row back", "hammer"}
+	for _, q := range queries {
+		for i, flt := range filters {
+			t.Run(fmt.Sprintf("%s/filter%d", q, i), func(t *testing.T) {
+				plain, _, _ := collect(t, c, flt, MaxLimit)
+				flt.Query = q
+				for _, limit := range []int{1, 7} {
+					fwd, bwd, total := collect(t, c, flt, limit)
+					if total != len(fwd) {
+						t.Errorf("limit %d: total %d, paged %d", limit, total, len(fwd))
+					}
+					if !slices.Equal(fwd, bwd) {
+						t.Errorf("limit %d: forward %v, backward %v", limit, fwd, bwd)
+					}
+					seen := map[string]bool{}
+					for _, id := range fwd {
+						if seen[id] {
+							t.Fatalf("limit %d: %s visited twice", limit, id)
+						}
+						seen[id] = true
+						if !slices.Contains(plain, id) {
+							t.Fatalf("%s does not pass the filter", id)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestSearchRanking(t *testing.T) {
+	f := &File{Format: FormatV1, Vocabularies: testVocabularies()}
+	add := func(id, name string, equipment string, muscle string) {
+		parts := map[string]string{"pectoralis major": "chest", "latissimus dorsi": "back", "quadriceps": "upper legs"}
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{parts[muscle]}, Equipments: []string{equipment},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{muscle}, SecondaryMuscles: []string{}})
+	}
+	add("a1", "dumbbell bench press", "dumbbell", "pectoralis major")
+	add("a2", "dumbbell incline bench press", "dumbbell", "pectoralis major")
+	add("a3", "bench press", "barbell", "pectoralis major")
+	add("a4", "floor press", "dumbbell", "pectoralis major")
+	add("a5", "dumbell row", "dumbbell", "latissimus dorsi")
+	add("a6", "goblet squat", "dumbbell", "quadriceps")
+	c := mustNew(t, f)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"bench press", []string{"a3", "a1", "a2"}},    // exact name, then shorter names
+		{"db bench press", []string{"a1", "a2"}},       // the abbreviation spelled out matches a1 exactly
+		{"dumbbell press", []string{"a1", "a2", "a4"}}, // every word in the name, then through equipment
+		{"chest", []string{"a3", "a4", "a1", "a2"}},    // only through the body part: shorter names first
+		{"dumbell", []string{"a5"}},                    // a word of the catalogue is taken as typed
+		{"benhc pres", []string{"a3", "a1", "a2"}},     // a typo, and the last word as a prefix
+		{"goblet squ", []string{"a6"}},                 // the last word as a prefix
+		{"barbell pres", []string{"a3"}},               // the equipment word matched through the field
+	} {
+		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p.Exercises); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestSearchErrors(t *testing.T) {
+	c := mustNew(t, searchFile(50, 1))
+	for _, q := range []string{strings.Repeat("é", MaxQueryLength+1), "--!?", "curl\x00", "\t"} {
+		_, err := c.List(Filter{Query: q}, PageRequest{})
+		var ae *ArgumentError
+		if !errors.As(err, &ae) || ae.Violations[0].Field != FieldQuery {
+			t.Errorf("%q: %v, want a violation of %s", q, err, FieldQuery)
+		}
+	}
+	if _, err := c.List(Filter{Query: strings.Repeat("é", MaxQueryLength)}, PageRequest{}); err != nil {
+		t.Errorf("a query of %d characters: %v", MaxQueryLength, err)
+	}
+	if _, err := c.Related(Variations, "r00001", Filter{Query: "curl"}, PageRequest{}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("a relation with a query: %v, want invalid argument", err)
+	}
+}
