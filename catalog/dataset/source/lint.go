@@ -225,7 +225,12 @@ func commonWords(f *Family) map[string]bool {
 
 // distinguishing returns the words of v's name that its family's other
 // names do not all have, less stop words and the words of its equipments.
+// A name of one word is its own distinction: the text cannot use it
+// without naming the exercise.
 func distinguishing(v *Variant, common map[string]bool) []string {
+	if len(strings.Fields(words(v.Name))) == 1 {
+		return nil
+	}
 	equip := map[string]bool{}
 	for _, e := range v.Equipments {
 		for _, w := range strings.Fields(words(e)) {
