@@ -55,7 +55,9 @@ func terms(s string) []string {
 	out := make([]string, 0, 2*len(ws))
 	for i, w := range ws {
 		out = append(out, stem(w))
-		if i > 0 {
+		// A number joins only a number ("90 90" is "9090"): a word joined
+		// to a number would be a term of its own in every numbered name.
+		if i > 0 && isNumber(ws[i-1]) == isNumber(w) {
 			out = append(out, stem(ws[i-1]+w))
 		}
 	}

@@ -3,6 +3,7 @@ package exercise
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -148,5 +149,54 @@ func BenchmarkAlternatives(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkSearch measures a page of 25 of a two-word search at 2,000 and
+// 1,000,000 synthetic records: cold (ranked afresh, the first request of a
+// query) and warm (the ranking cached). The queries are a plain pair, a
+// typo, an abbreviation and a prefix.
+//
+//	go test -run '^$' -bench BenchmarkSearch -count 6 ./catalog/exercise | benchstat -col /records -
+func BenchmarkSearch(b *testing.B) {
+	queries := []string{"incline press", "squatt front", "db curl", "bench pre"}
+	for _, n := range []int{2_000, 1_000_000} {
+		for _, cold := range []bool{true, false} {
+			for _, q := range queries {
+				b.Run(fmt.Sprintf("q=%s/cold=%t/records=%d", q, cold, n), func(b *testing.B) {
+					c := synthCatalogue(b, n)
+					b.ReportAllocs()
+					for b.Loop() {
+						if cold {
+							c.searched.Purge()
+						}
+						if _, err := c.List(Filter{Query: q}, PageRequest{Limit: 25}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkSearchIndex measures building the search index of a million
+// synthetic records and reports the heap it holds.
+func BenchmarkSearchIndex(b *testing.B) {
+	f := synthFile(1_000_000)
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		idx := newSearchIndex()
+		for i := range f.Exercises {
+			idx.add(uint32(i), &f.Exercises[i])
+		}
+		idx.finish()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(idx)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB")
+		b.ReportMetric(float64(len(idx.name)+len(idx.field)), "terms")
 	}
 }

@@ -1,31 +1,78 @@
 package exercise
 
-import "github.com/RoaringBitmap/roaring/v2"
+import (
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
 
 // ranked is a list ordered best first: the concatenation of disjoint tiers,
 // the best tier first, each in id (position) order. Ties are thus broken by
 // ascending id, and for one catalogue the order is fixed, so a cursor is a
 // record of the list and pages follow each other as in an id-ordered one.
+// A ranked list is shared by concurrent requests once cached.
 type ranked struct {
-	tiers []*roaring.Bitmap
+	tiers []*tier
 	sizes []int
 	total int
+}
+
+// tier is the intersection of two bitmaps, computed when a page first
+// needs its records: a search has dozens of tiers, and a page reads one or
+// two of them, while the sizes come from counting alone.
+type tier struct {
+	a, b *roaring.Bitmap // b nil: the tier is a
+	once sync.Once
+	bm   *roaring.Bitmap
+}
+
+func (t *tier) get() *roaring.Bitmap {
+	t.once.Do(func() {
+		if t.b == nil {
+			t.bm = t.a
+		} else {
+			t.bm = roaring.And(t.a, t.b)
+		}
+		t.bm.RunOptimize()
+	})
+	return t.bm
+}
+
+func (t *tier) contains(pos uint32) bool {
+	return t.a.Contains(pos) && (t.b == nil || t.b.Contains(pos))
 }
 
 // newRanked drops empty tiers and counts the rest.
 func newRanked(tiers ...*roaring.Bitmap) *ranked {
 	r := &ranked{}
 	for _, t := range tiers {
-		n := int(t.GetCardinality())
-		if n == 0 {
-			continue
-		}
-		t.RunOptimize()
-		r.tiers = append(r.tiers, t)
-		r.sizes = append(r.sizes, n)
-		r.total += n
+		r.add(t, nil, int(t.GetCardinality()))
 	}
 	return r
+}
+
+// newSplitRanked ranks the tiers, each split by the masks in turn: the
+// tier a ∩ mask[0] first, then a ∩ mask[1], and so on.
+func newSplitRanked(tiers, masks []*roaring.Bitmap) *ranked {
+	r := &ranked{}
+	for _, a := range tiers {
+		if a.IsEmpty() {
+			continue
+		}
+		for _, m := range masks {
+			r.add(a, m, int(a.AndCardinality(m)))
+		}
+	}
+	return r
+}
+
+func (r *ranked) add(a, b *roaring.Bitmap, n int) {
+	if n == 0 {
+		return
+	}
+	r.tiers = append(r.tiers, &tier{a: a, b: b})
+	r.sizes = append(r.sizes, n)
+	r.total += n
 }
 
 // index returns the rank (0-based) of the record at pos, or -1 if the list
@@ -33,8 +80,8 @@ func newRanked(tiers ...*roaring.Bitmap) *ranked {
 func (r *ranked) index(pos uint32) int {
 	base := 0
 	for i, t := range r.tiers {
-		if t.Contains(pos) {
-			return base + int(t.Rank(pos)) - 1
+		if t.contains(pos) {
+			return base + int(t.get().Rank(pos)) - 1
 		}
 		base += r.sizes[i]
 	}
@@ -48,6 +95,7 @@ func (r *ranked) positions(from, to int) []uint32 {
 	for i, t := range r.tiers {
 		n := r.sizes[i]
 		if from < to && from < base+n {
+			t := t.get()
 			first, err := t.Select(uint32(from - base))
 			if err != nil { // from-base < n: cannot happen
 				break

@@ -24,23 +24,29 @@ type searchIndex struct {
 	// field to those whose equipments, muscles, body parts, types or
 	// difficulty have it.
 	name, field map[string]*roaring.Bitmap
-	// byLength holds the terms that are not numbers, by length, for typo
-	// and prefix lookups; sorted holds them all in order.
-	byLength [][]string
+	// surface maps each word of the indexed text as written (and each
+	// adjacent pair joined) to its term: typos and prefixes are what
+	// people type, so they are looked up among written words, not stems.
+	// sorted and byLength list the surface words that are not numbers, in
+	// order and by length.
+	surface  map[string]string
 	sorted   []string
-	// keys maps the SearchKey of every name and alias to its records.
+	byLength [][]string
+	// keys maps the key of every name and alias (its terms run together,
+	// so "pull-ups" and "pullup" have one key) to its records.
 	keys map[string]*roaring.Bitmap
-	// words[n] holds the records whose name has n words (at most
-	// maxNameWords): a closer name ranks first.
+	// words[n] holds the records whose shortest name (the name or an
+	// alias) has n words (at most maxNameWords): a closer name ranks
+	// first.
 	words [maxNameWords + 1]*roaring.Bitmap
 
-	stems map[string][]string // memo of terms, for repeated vocabulary values
+	memo map[string][]string // memo of terms, for repeated vocabulary values
 }
 
 func newSearchIndex() *searchIndex {
 	s := &searchIndex{
 		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{},
-		keys: map[string]*roaring.Bitmap{}, stems: map[string][]string{},
+		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
 	}
 	for i := range s.words {
 		s.words[i] = roaring.New()
@@ -51,14 +57,31 @@ func newSearchIndex() *searchIndex {
 // terms is terms(text), remembered: a vocabulary value recurs in
 // thousands of records.
 func (s *searchIndex) terms(text string) []string {
-	if t, ok := s.stems[text]; ok {
+	if t, ok := s.memo[text]; ok {
 		return t
 	}
+	ws := words(text)
 	t := terms(text)
-	if len(s.stems) < 1<<16 {
-		s.stems[text] = t
+	for i, w := range ws {
+		s.surface[w] = stem(w)
+		if i > 0 && isNumber(ws[i-1]) == isNumber(w) {
+			s.surface[ws[i-1]+w] = stem(ws[i-1] + w)
+		}
+	}
+	if len(s.memo) < 1<<16 {
+		s.memo[text] = t
 	}
 	return t
+}
+
+// key is the form in which whole names, aliases and queries are compared:
+// their terms run together.
+func key(ws []string) string {
+	var b strings.Builder
+	for _, w := range ws {
+		b.WriteString(stem(w))
+	}
+	return b.String()
 }
 
 func (s *searchIndex) add(pos uint32, x *Exercise) {
@@ -66,7 +89,7 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		for _, t := range s.terms(text) {
 			group(s.name, t, pos)
 		}
-		group(s.keys, SearchKey(text), pos)
+		group(s.keys, key(words(text)), pos)
 	}
 	for _, list := range [][]string{x.Equipments, x.TargetMuscles, x.SecondaryMuscles, x.BodyParts, x.ExerciseTypes, {x.Difficulty}} {
 		for _, v := range list {
@@ -75,23 +98,26 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 			}
 		}
 	}
-	s.words[min(len(words(x.Name)), maxNameWords)].Add(pos)
+	// A record ranks by its shortest name: a short alias marks the
+	// canonical form ("hip thrust" for the barbell hip thrust).
+	n := len(words(x.Name))
+	for _, a := range x.Aliases {
+		n = min(n, len(words(a)))
+	}
+	s.words[min(n, maxNameWords)].Add(pos)
 }
 
 // finish optimises the bitmaps and lists the terms for lookups.
 func (s *searchIndex) finish() {
-	seen := map[string]bool{}
-	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field} {
-		for t, b := range m {
+	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.keys} {
+		for _, b := range m {
 			b.RunOptimize()
-			if !seen[t] && !isNumber(t) {
-				seen[t] = true
-				s.sorted = append(s.sorted, t)
-			}
 		}
 	}
-	for _, b := range s.keys {
-		b.RunOptimize()
+	for w := range s.surface {
+		if !isNumber(w) {
+			s.sorted = append(s.sorted, w)
+		}
 	}
 	for _, b := range s.words {
 		b.RunOptimize()
@@ -103,7 +129,7 @@ func (s *searchIndex) finish() {
 		}
 		s.byLength[len(t)] = append(s.byLength[len(t)], t)
 	}
-	s.stems = nil
+	s.memo = nil
 }
 
 // checkQuery reports what makes q unusable: too long, control
@@ -125,89 +151,128 @@ func checkQuery(q string, bad *ArgumentError) {
 //     abbreviations spelled out);
 //  2. every word of the query in the name or an alias, as typed (after
 //     stemming and synonyms);
-//  3. every word in the name or an alias, some only with a typo corrected
+//  3. a name or alias equal to the query with its typos corrected;
+//  4. every word in the name or an alias, some only with a typo corrected
 //     or, for the last word, as a prefix;
-//  4. every word matched, some only through equipment, muscles, body
-//     parts, type or difficulty, at least one in the name;
-//  5. every word matched, none in the name.
+//  5. every word matched, some only through equipment, muscles, body
+//     parts, type or difficulty: more words in the name first, down to
+//     none.
 //
 // Within each, names of fewer words first (the closer match), then ids.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
 	units := parseQuery(q)
-	var exact, inName, anywhere, nameAny []*roaring.Bitmap
+	var exact, inName, anywhere []*roaring.Bitmap
 	for _, u := range units {
-		e, n, a := s.unit(u)
+		e, n, a := s.unit(u, len(units) > 1)
 		exact, inName, anywhere = append(exact, e), append(inName, n), append(anywhere, a)
-		nameAny = append(nameAny, n)
 	}
 	all := roaring.FastAnd(append(anywhere, set)...)
-	var tiers []*roaring.Bitmap
-	add := func(b *roaring.Bitmap) {
-		b.AndNot(taken(tiers))
-		tiers = append(tiers, b)
+	tiers := []*roaring.Bitmap{
+		roaring.And(all, s.exactKeys(units, false)),
+		roaring.FastAnd(append(exact, all)...),
+		roaring.And(all, s.exactKeys(units, true)),
+		roaring.FastAnd(append(inName, all)...),
 	}
-	add(roaring.And(all, s.exactKeys(units)))
-	add(roaring.FastAnd(append(exact, all)...))
-	add(roaring.FastAnd(append(inName, all)...))
-	add(roaring.And(all, roaring.FastOr(nameAny...)))
-	add(all.Clone())
-	// Split each tier by name length.
-	var out []*roaring.Bitmap
-	for _, t := range tiers {
-		for _, w := range s.words {
-			out = append(out, roaring.And(t, w))
+	// Then by how many words matched in the name, most first: atLeast[k]
+	// holds the records with at least k (all of them are tier 3 already,
+	// one or more is a union, none is every match).
+	if n := len(units); n >= 3 {
+		atLeast := make([]*roaring.Bitmap, n)
+		atLeast[0] = all
+		for i, in := range inName {
+			for k := min(i+1, n-1); k >= 1; k-- {
+				atLeast[k] = or(orEmpty(atLeast[k]), roaring.And(atLeast[k-1], in))
+			}
+		}
+		for k := n - 1; k >= 2; k-- {
+			tiers = append(tiers, roaring.And(all, atLeast[k]))
 		}
 	}
-	return newRanked(out...)
+	tiers = append(tiers, roaring.And(all, or(inName...)), all)
+	// Each tier less the better ones, split by name length.
+	taken := roaring.New()
+	for _, t := range tiers {
+		t.AndNot(taken)
+		taken.Or(t)
+	}
+	return newSplitRanked(tiers, s.words[:])
 }
 
-// taken is the union of the tiers so far.
-func taken(tiers []*roaring.Bitmap) *roaring.Bitmap {
-	if len(tiers) == 0 {
-		return roaring.New()
+// and is roaring.FastAnd without the copy of a single bitmap: its result
+// is only read.
+func and(bs ...*roaring.Bitmap) *roaring.Bitmap {
+	if len(bs) == 1 {
+		return bs[0]
 	}
-	return roaring.FastOr(tiers...)
+	return roaring.FastAnd(bs...)
+}
+
+// or is roaring.FastOr without the empty bitmaps, and without the copy of
+// a single one: its result is only read.
+func or(bs ...*roaring.Bitmap) *roaring.Bitmap {
+	nonEmpty := bs[:0:0]
+	for _, b := range bs {
+		if !b.IsEmpty() {
+			nonEmpty = append(nonEmpty, b)
+		}
+	}
+	switch len(nonEmpty) {
+	case 0:
+		return empty
+	case 1:
+		return nonEmpty[0]
+	}
+	return roaring.FastOr(nonEmpty...)
 }
 
 // unit returns the records that match a unit of a query: exactly in a
 // name or alias, exactly or loosely in one, and anywhere.
-func (s *searchIndex) unit(u unit) (exact, inName, anywhere *roaring.Bitmap) {
+// With others set, the query has other units to narrow the results, so
+// shorter words may be corrected or completed.
+func (s *searchIndex) unit(u unit, others bool) (exact, inName, anywhere *roaring.Bitmap) {
 	var es, ns, as []*roaring.Bitmap
+	alternatives := u.alternatives
 	for _, alt := range u.alternatives {
+		// Two words may be written as one ("body weight", "bodyweight").
+		if len(alt) == 2 {
+			alternatives = append(alternatives, []string{alt[0] + alt[1]})
+		}
+	}
+	for _, alt := range alternatives {
 		var e, n, a []*roaring.Bitmap
 		for i, w := range alt {
 			prefix := u.last && i == len(alt)-1
-			we, wn, wa := s.word(w, prefix)
+			we, wn, wa := s.word(w, prefix, others)
 			e, n, a = append(e, we), append(n, wn), append(a, wa)
 		}
-		es, ns, as = append(es, roaring.FastAnd(e...)), append(ns, roaring.FastAnd(n...)), append(as, roaring.FastAnd(a...))
+		es, ns, as = append(es, and(e...)), append(ns, and(n...)), append(as, and(a...))
 	}
-	return roaring.FastOr(es...), roaring.FastOr(ns...), roaring.FastOr(as...)
+	return or(es...), or(ns...), or(as...)
 }
 
 // word returns the records that have w exactly in a name or alias,
 // exactly or loosely there, and anywhere. Loosely means: a term within the
 // allowed typos of w when w itself is no term of the catalogue, or, for a
 // prefix word, a term that starts with it.
-func (s *searchIndex) word(w string, prefix bool) (exact, inName, anywhere *roaring.Bitmap) {
+func (s *searchIndex) word(w string, prefix, others bool) (exact, inName, anywhere *roaring.Bitmap) {
 	t := stem(w)
 	exact = orEmpty(s.name[t])
 	names := []*roaring.Bitmap{exact}
 	fields := []*roaring.Bitmap{orEmpty(s.field[t])}
 	var loose []string
 	if s.name[t] == nil && s.field[t] == nil {
-		loose = s.similar(t)
+		loose = s.similar(w, others)
 	}
-	if prefix {
+	if prefix && (len(w) >= 2 || others) {
 		loose = append(loose, s.prefixed(w)...)
 	}
 	for _, l := range loose {
 		names = append(names, orEmpty(s.name[l]))
 		fields = append(fields, orEmpty(s.field[l]))
 	}
-	inName = roaring.FastOr(names...)
-	return exact, inName, roaring.FastOr(inName, roaring.FastOr(fields...))
+	inName = or(names...)
+	return exact, inName, or(inName, or(fields...))
 }
 
 var empty = roaring.New()
@@ -220,50 +285,49 @@ func orEmpty(b *roaring.Bitmap) *roaring.Bitmap {
 }
 
 // maxPrefixTerms bounds the terms a prefix expands to.
-const maxPrefixTerms = 64
+const maxPrefixTerms = 512
 
-// prefixed returns the terms that start with w (at least two letters).
+// prefixed returns the terms of the written words that start with w.
 func (s *searchIndex) prefixed(w string) []string {
-	if len(w) < 2 {
-		return nil
-	}
 	i := sort.SearchStrings(s.sorted, w)
 	var out []string
 	for ; i < len(s.sorted) && strings.HasPrefix(s.sorted[i], w) && len(out) < maxPrefixTerms; i++ {
-		out = append(out, s.sorted[i])
+		out = append(out, s.surface[s.sorted[i]])
 	}
 	return out
 }
 
-// allowedTypos is how many edits a word of n letters may be off by.
-func allowedTypos(n int) int {
+// allowedTypos is how many edits a word of n letters may be off by: none
+// below three letters, one up to five, two from six. A word of three
+// letters is corrected only when other words narrow the results.
+func allowedTypos(n int, others bool) int {
 	switch {
-	case n < 4:
+	case n < 3 || n == 3 && !others:
 		return 0
-	case n < 8:
+	case n < 6:
 		return 1
 	default:
 		return 2
 	}
 }
 
-// similar returns the terms within allowedTypos of t (insertions,
-// deletions, substitutions and swaps of neighbours).
-func (s *searchIndex) similar(t string) []string {
-	k := allowedTypos(len(t))
-	if k == 0 || isNumber(t) {
+// similar returns the terms of the written words within allowedTypos of
+// w (insertions, deletions, substitutions and swaps of neighbours).
+func (s *searchIndex) similar(w string, others bool) []string {
+	k := allowedTypos(len(w), others)
+	if k == 0 || isNumber(w) {
 		return nil
 	}
-	mask := letterMask(t)
+	mask := letterMask(w)
 	var out []string
-	for n := max(1, len(t)-k); n <= len(t)+k && n < len(s.byLength); n++ {
+	for n := max(1, len(w)-k); n <= len(w)+k && n < len(s.byLength); n++ {
 		for _, cand := range s.byLength[n] {
 			// Each edit changes at most two letters of the set.
 			if bits.OnesCount32(mask^letterMask(cand)) > 2*k {
 				continue
 			}
-			if editDistance(t, cand, k) <= k {
-				out = append(out, cand)
+			if editDistance(w, cand, k) <= k {
+				out = append(out, s.surface[cand])
 			}
 		}
 	}
@@ -318,15 +382,23 @@ func editDistance(a, b string, limit int) int {
 const maxExpansions = 32
 
 // exactKeys returns the records whose name or alias equals the query, or
-// the query with each unit replaced by one of its alternatives.
-func (s *searchIndex) exactKeys(units []unit) *roaring.Bitmap {
+// the query with each unit replaced by one of its alternatives; with
+// corrected, also the query with its typos corrected.
+func (s *searchIndex) exactKeys(units []unit, corrected bool) *roaring.Bitmap {
 	keys := []string{""}
 	for _, u := range units {
+		var parts []string
+		for _, alt := range u.alternatives {
+			parts = append(parts, key(alt))
+		}
+		if w := u.alternatives[0]; corrected && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
+			parts = append(parts, s.similar(w[0], len(units) > 1)...)
+		}
 		var next []string
 		for _, k := range keys {
-			for _, alt := range u.alternatives {
+			for _, p := range parts {
 				if len(next) < maxExpansions {
-					next = append(next, k+SearchKey(strings.Join(alt, "")))
+					next = append(next, k+p)
 				}
 			}
 		}

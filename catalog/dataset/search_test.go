@@ -1,0 +1,101 @@
+package dataset_test
+
+import (
+	"cmp"
+	"os"
+	"slices"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/exercisedb/exercisedb/catalog/dataset"
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+)
+
+// minRecallAt3 is the share of expected records a search must rank in its
+// top 3 over the relevance set.
+const minRecallAt3 = 0.95
+
+// relevanceCase is an entry of testdata/relevance.yaml: what a person
+// types, the kind of query it is, and the exercises that must rank in the
+// top 3. The set was written from gym vocabulary, not from the engine's
+// results.
+type relevanceCase struct {
+	Kind string   `yaml:"kind"`
+	Q    string   `yaml:"q"`
+	Top3 []string `yaml:"top3"`
+}
+
+// TestSearchRelevance reports recall@3 by query kind over the relevance
+// set and fails if the whole set's is below minRecallAt3 (go test -run
+// SearchRelevance -v ./catalog/dataset prints the figures and the misses).
+func TestSearchRelevance(t *testing.T) {
+	data, err := os.ReadFile("testdata/relevance.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []relevanceCase
+	if err := yaml.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 300 {
+		t.Fatalf("the relevance set has %d queries, want at least 300", len(cases))
+	}
+	c, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, x := range catalogue(t).Exercises {
+		names[x.Name] = true
+	}
+	type tally struct{ found, want, queries int }
+	byKind := map[string]*tally{}
+	var all tally
+	for _, tc := range cases {
+		page, err := c.List(exercise.Filter{Query: tc.Q}, exercise.PageRequest{Limit: 3})
+		if err != nil {
+			t.Errorf("%q: %v", tc.Q, err)
+			continue
+		}
+		var got []string
+		for _, x := range page.Exercises {
+			got = append(got, x.Name)
+		}
+		k := byKind[tc.Kind]
+		if k == nil {
+			k = &tally{}
+			byKind[tc.Kind] = k
+		}
+		k.queries++
+		for _, want := range tc.Top3 {
+			if !names[want] {
+				t.Errorf("%q expects %q, which is not in the catalogue", tc.Q, want)
+			}
+			k.want++
+			all.want++
+			if slices.Contains(got, want) {
+				k.found++
+				all.found++
+			} else {
+				t.Logf("miss (%s) %q: want %q in the top 3, got %q", tc.Kind, tc.Q, want, got)
+			}
+		}
+	}
+	kinds := slices.SortedFunc(func(yield func(string) bool) {
+		for k := range byKind {
+			if !yield(k) {
+				return
+			}
+		}
+	}, cmp.Compare)
+	for _, k := range kinds {
+		v := byKind[k]
+		t.Logf("recall@3 %-16s %5.1f%% (%d of %d, %d queries)", k, 100*float64(v.found)/float64(v.want), v.found, v.want, v.queries)
+	}
+	recall := float64(all.found) / float64(all.want)
+	t.Logf("recall@3 %-16s %5.1f%% (%d of %d, %d queries)", "all", 100*recall, all.found, all.want, len(cases))
+	if recall < minRecallAt3 {
+		t.Errorf("recall@3 is %.1f%%, want at least %.0f%%", 100*recall, 100*minRecallAt3)
+	}
+}
