@@ -13,7 +13,8 @@ type Relation int
 
 const (
 	// Variations are the other exercises of the exercise's family, in
-	// progression order: easiest difficulty first, ties by id.
+	// progression order: easiest difficulty first, then the shorter
+	// shortest name, ties by id.
 	Variations Relation = iota + 1
 	// Alternatives are the exercises of the same movement pattern that
 	// share at least one target muscle, except those that differ only in
@@ -73,8 +74,10 @@ func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (P
 	return c.rankedPage(r, limit, cur, p.RecordCap)
 }
 
-// variations ranks the other members of src's family that set holds by
-// difficulty, easiest first.
+// variations ranks the other members of src's family that set holds in
+// progression order: easiest difficulty first; then, as in search, the
+// record whose shortest name (name or alias) has fewer words, the plain
+// form before its elaborations.
 func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 	fam := c.families[c.exercises[src].Family]
 	if fam == nil {
@@ -86,7 +89,7 @@ func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 	for _, d := range c.vocab.Difficulties { // easiest first
 		tiers = append(tiers, roaring.And(members, c.postings[byDifficulty][d.Name]))
 	}
-	return newRanked(tiers...)
+	return newSplitRanked(tiers, c.searchIdx.words[:])
 }
 
 // alternatives ranks the substitutes for src that set holds. Better first:
@@ -95,7 +98,10 @@ func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 //     only some;
 //  2. within each, the same family (the movement done with other
 //     equipment) before other families of the pattern;
-//  3. within each, the same difficulty before another.
+//  3. within each, those no harder than src before harder ones (a
+//     substitute should not demand more);
+//  4. within each, the shorter shortest name (name or alias), the plain
+//     form before its elaborations: push-up before shoulder tap push-up.
 //
 // Ties are by id. Each criterion is a bitmap, so ranking costs a few bitmap
 // operations whatever the size of the catalogue.
@@ -122,16 +128,23 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 	}
 	every := roaring.FastAnd(append([]*roaring.Bitmap{candidates}, targets...)...)
 	some := roaring.AndNot(candidates, every)
-	level := c.postings[byDifficulty][x.Difficulty]
+	var easier []*roaring.Bitmap // difficulties up to src's
+	for _, d := range c.vocab.Difficulties {
+		easier = append(easier, c.postings[byDifficulty][d.Name])
+		if d.Name == x.Difficulty {
+			break
+		}
+	}
+	notHarder := roaring.FastOr(easier...)
 	var tiers []*roaring.Bitmap
 	for _, muscles := range []*roaring.Bitmap{every, some} {
 		inFamily := roaring.And(muscles, fam)
 		others := roaring.AndNot(muscles, fam)
 		for _, group := range []*roaring.Bitmap{inFamily, others} {
-			tiers = append(tiers, roaring.And(group, level), roaring.AndNot(group, level))
+			tiers = append(tiers, roaring.And(group, notHarder), roaring.AndNot(group, notHarder))
 		}
 	}
-	return newRanked(tiers...)
+	return newSplitRanked(tiers, c.searchIdx.words[:])
 }
 
 // equipmentSetKey identifies a set of equipments whatever its order.

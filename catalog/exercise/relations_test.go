@@ -69,6 +69,13 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 		x    Exercise
 		tier int
 	}
+	shortest := func(x Exercise) int {
+		n := len(words(x.Name))
+		for _, a := range x.Aliases {
+			n = min(n, len(words(a)))
+		}
+		return min(n, maxNameWords)
+	}
 	var out []scored
 	for _, x := range all.Exercises {
 		if x.ID == src.ID {
@@ -91,14 +98,14 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 			if x.Family != src.Family {
 				tier += 2
 			}
-			if x.Difficulty != src.Difficulty {
+			if rank[x.Difficulty] > rank[src.Difficulty] {
 				tier++
 			}
 			out = append(out, scored{x, tier})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(a.tier, b.tier), cmp.Compare(a.x.ID, b.x.ID))
+		return cmp.Or(cmp.Compare(a.tier, b.tier), cmp.Compare(shortest(a.x), shortest(b.x)), cmp.Compare(a.x.ID, b.x.ID))
 	})
 	xs := make([]Exercise, len(out))
 	for i, s := range out {

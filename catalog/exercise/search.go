@@ -35,9 +35,12 @@ type searchIndex struct {
 	// keys maps the key of every name and alias (its terms run together,
 	// so "pull-ups" and "pullup" have one key) to its records.
 	keys map[string]*roaring.Bitmap
-	// words[n] holds the records whose shortest name (the name or an
-	// alias) has n words (at most maxNameWords): a closer name ranks
-	// first.
+	// ownName is name without the aliases: a word of the name proper
+	// ranks before one found only in an alias.
+	ownName map[string]*roaring.Bitmap
+	// words[n] holds the records whose name has n words (at most
+	// maxNameWords): a closer name ranks first. Aliases do not count: a
+	// one-word abbreviation does not make a long name short.
 	words [maxNameWords + 1]*roaring.Bitmap
 
 	memo map[string][]string // memo of terms, for repeated vocabulary values
@@ -45,7 +48,7 @@ type searchIndex struct {
 
 func newSearchIndex() *searchIndex {
 	s := &searchIndex{
-		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{},
+		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{}, ownName: map[string]*roaring.Bitmap{},
 		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
 	}
 	for i := range s.words {
@@ -98,18 +101,15 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 			}
 		}
 	}
-	// A record ranks by its shortest name: a short alias marks the
-	// canonical form ("hip thrust" for the barbell hip thrust).
-	n := len(words(x.Name))
-	for _, a := range x.Aliases {
-		n = min(n, len(words(a)))
+	for _, t := range s.terms(x.Name) {
+		group(s.ownName, t, pos)
 	}
-	s.words[min(n, maxNameWords)].Add(pos)
+	s.words[min(len(words(x.Name)), maxNameWords)].Add(pos)
 }
 
 // finish optimises the bitmaps and lists the terms for lookups.
 func (s *searchIndex) finish() {
-	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.keys} {
+	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.ownName, s.keys} {
 		for _, b := range m {
 			b.RunOptimize()
 		}
@@ -149,8 +149,8 @@ func checkQuery(q string, bad *ArgumentError) {
 //
 //  1. a name or alias equal to the query (or to the query with its
 //     abbreviations spelled out);
-//  2. every word of the query in the name or an alias, as typed (after
-//     stemming and synonyms);
+//  2. every word of the query in the name, as typed (after stemming and
+//     synonyms), then in the name or an alias;
 //  3. a name or alias equal to the query with its typos corrected;
 //  4. every word in the name or an alias, some only with a typo corrected
 //     or, for the last word, as a prefix;
@@ -159,17 +159,19 @@ func checkQuery(q string, bad *ArgumentError) {
 //     none.
 //
 // Within each, names of fewer words first (the closer match), then ids.
+// A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
 	units := parseQuery(q)
-	var exact, inName, anywhere []*roaring.Bitmap
+	var own, exact, inName, anywhere []*roaring.Bitmap
 	for _, u := range units {
-		e, n, a := s.unit(u, len(units) > 1)
-		exact, inName, anywhere = append(exact, e), append(inName, n), append(anywhere, a)
+		o, e, n, a := s.unit(u, len(units) > 1)
+		own, exact, inName, anywhere = append(own, o), append(exact, e), append(inName, n), append(anywhere, a)
 	}
 	all := roaring.FastAnd(append(anywhere, set)...)
 	tiers := []*roaring.Bitmap{
 		roaring.And(all, s.exactKeys(units, false)),
+		roaring.FastAnd(append(own, all)...),
 		roaring.FastAnd(append(exact, all)...),
 		roaring.And(all, s.exactKeys(units, true)),
 		roaring.FastAnd(append(inName, all)...),
@@ -226,12 +228,13 @@ func or(bs ...*roaring.Bitmap) *roaring.Bitmap {
 	return roaring.FastOr(nonEmpty...)
 }
 
-// unit returns the records that match a unit of a query: exactly in a
-// name or alias, exactly or loosely in one, and anywhere.
+// unit returns the records that match a unit of a query: exactly in the
+// name proper, exactly in a name or alias, exactly or loosely in one, and
+// anywhere.
 // With others set, the query has other units to narrow the results, so
 // shorter words may be corrected or completed.
-func (s *searchIndex) unit(u unit, others bool) (exact, inName, anywhere *roaring.Bitmap) {
-	var es, ns, as []*roaring.Bitmap
+func (s *searchIndex) unit(u unit, others bool) (own, exact, inName, anywhere *roaring.Bitmap) {
+	var os, es, ns, as []*roaring.Bitmap
 	alternatives := u.alternatives
 	for _, alt := range u.alternatives {
 		// Two words may be written as one ("body weight", "bodyweight").
@@ -240,15 +243,15 @@ func (s *searchIndex) unit(u unit, others bool) (exact, inName, anywhere *roarin
 		}
 	}
 	for _, alt := range alternatives {
-		var e, n, a []*roaring.Bitmap
+		var o, e, n, a []*roaring.Bitmap
 		for i, w := range alt {
 			prefix := u.last && i == len(alt)-1
 			we, wn, wa := s.word(w, prefix, others)
-			e, n, a = append(e, we), append(n, wn), append(a, wa)
+			o, e, n, a = append(o, orEmpty(s.ownName[stem(w)])), append(e, we), append(n, wn), append(a, wa)
 		}
-		es, ns, as = append(es, and(e...)), append(ns, and(n...)), append(as, and(a...))
+		os, es, ns, as = append(os, and(o...)), append(es, and(e...)), append(ns, and(n...)), append(as, and(a...))
 	}
-	return or(es...), or(ns...), or(as...)
+	return or(os...), or(es...), or(ns...), or(as...)
 }
 
 // word returns the records that have w exactly in a name or alias,

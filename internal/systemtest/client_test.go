@@ -266,7 +266,7 @@ func TestClientRelations(t *testing.T) {
 	}{
 		{"alternatives", pro.Alternatives(ctx, "humnn3ws", client.Query{Limit: 1, Include: []client.Field{client.Tips}}),
 			func(q client.Query) (*client.Page, error) { return pro.ListAlternatives(ctx, "humnn3ws", q) },
-			[]string{"uy34skpt", "2u3xkyps", "bykvsiz3"}},
+			[]string{"uy34skpt", "bykvsiz3", "2u3xkyps"}},
 		{"variations", pro.Variations(ctx, "6zulzjby", client.Query{Limit: 1, Include: []client.Field{client.Tips}}),
 			func(q client.Query) (*client.Page, error) { return pro.ListVariations(ctx, "6zulzjby", q) },
 			[]string{"5eathpps", "ce6mkd7m"}},

@@ -94,12 +94,14 @@ const (
 	// Not a relation; INVALID_ARGUMENT.
 	Relation_RELATION_UNSPECIFIED Relation = 0
 	// The other exercises of the same movement family (grip, stance,
-	// equipment or angle variants), easiest difficulty first, ties by id.
+	// equipment or angle variants), easiest difficulty first, then the
+	// shorter name (or alias), ties by id.
 	Relation_RELATION_VARIATIONS Relation = 1
 	// Substitutes: exercises of the same movement pattern sharing at least
 	// one target muscle, other than same-family records with the same
 	// equipment. Best first: those training every target muscle of the
-	// exercise, then the same family, then the same difficulty; ties by id.
+	// exercise, then the same family, then those no harder than it, then the
+	// shorter name (or alias); ties by id.
 	Relation_RELATION_ALTERNATIVES Relation = 2
 )
 
