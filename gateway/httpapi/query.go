@@ -54,7 +54,7 @@ var (
 	// relationParams are the general listing's but q: a relation list has
 	// its own order.
 	relationParams = listParams{filters: exercisesParams.filters, name: true, include: true}
-	noParams = listParams{}
+	noParams       = listParams{}
 )
 
 type contentField struct {
