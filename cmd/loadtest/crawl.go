@@ -29,10 +29,15 @@ const (
 	// requests that no response cache can serve. Its cursors may lie past
 	// any record cap, so only plans without one make it.
 	kindTail kind = "long tail (query never repeats)"
+	// kindSearch is a search (q): words of an exercise's name, some with
+	// a typo or cut short as someone types.
+	kindSearch kind = "search (q)"
+	// kindRelated is a page of an exercise's variations or alternatives.
+	kindRelated kind = "variations, alternatives"
 )
 
 // kinds in the order reports list them.
-var kinds = []kind{kindFirstPage, kindFiltered, kindByBodyParts, kindAfter, kindBefore, kindReference, kindSingle, kindTail}
+var kinds = []kind{kindFirstPage, kindFiltered, kindByBodyParts, kindAfter, kindBefore, kindReference, kindSingle, kindTail, kindSearch, kindRelated}
 
 // entry is one request that the crawl saw answered 200.
 type entry struct {
@@ -286,6 +291,8 @@ func crawl(ctx context.Context, c *apiClient) (*harvest, error) {
 	}
 	// The long tail's one entry stands for the whole cycle (see tailEntry).
 	h.Entries = append(h.Entries, tailEntry)
+	h.Entries = append(h.Entries, searches(names)...)
+	h.Entries = append(h.Entries, related(h.IDs)...)
 
 	for _, l := range listings(h.Vocab, nameWords(names, 3)) {
 		limit := l.limit
@@ -316,6 +323,48 @@ func crawl(ctx context.Context, c *apiClient) (*harvest, error) {
 
 // nameWords returns up to n distinct words of at least four letters, the
 // last words of names spread over the catalogue: name searches that match.
+// searchCount and relatedCount are how many searches and relation pages
+// the mix draws from.
+const (
+	searchCount  = 60
+	relatedCount = 40
+)
+
+// searches returns search entries made of the first two words of names
+// spread over the catalogue: a third as typed, a third with two letters
+// of the first word swapped, a third with the last word cut to three
+// letters (search as you type).
+func searches(names []string) []entry {
+	var out []entry
+	for i := range searchCount {
+		f := strings.Fields(names[i*len(names)/searchCount])
+		q := strings.Join(f[:min(2, len(f))], " ")
+		switch w := f[0]; {
+		case i%3 == 1 && len(w) >= 5:
+			q = w[:1] + w[2:3] + w[1:2] + w[3:] + strings.TrimPrefix(q, w)
+		case i%3 == 2 && len(f) >= 2 && len(f[1]) > 3:
+			q = f[0] + " " + f[1][:3]
+		}
+		out = append(out, entry{Kind: kindSearch, Op: "exercises", Path: pathExercises + "?" + url.Values{"q": {q}, "limit": {"10"}}.Encode()})
+	}
+	return out
+}
+
+// related returns variations and alternatives pages of ids spread over
+// the catalogue.
+func related(ids []string) []entry {
+	var out []entry
+	for i := range relatedCount {
+		id := url.PathEscape(ids[i*len(ids)/relatedCount])
+		rel, op := "alternatives", "exerciseAlternatives"
+		if i%2 == 1 {
+			rel, op = "variations", "exerciseVariations"
+		}
+		out = append(out, entry{Kind: kindRelated, Op: op, Path: pathExercises + "/" + id + "/" + rel + "?limit=10"})
+	}
+	return out
+}
+
 func nameWords(names []string, n int) []string {
 	var words []string
 	for i := 1; i <= 4*n && len(words) < n; i++ {

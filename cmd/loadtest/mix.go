@@ -8,16 +8,19 @@ import (
 )
 
 // kindWeights are the shares of the realistic mix, in percent: mostly
-// listings, paged both ways, then reference lists and single exercises.
+// listings, paged both ways, then reference lists, single exercises,
+// searches and relation pages.
 var kindWeights = map[kind]int{
-	kindFirstPage:   12,
-	kindFiltered:    18,
-	kindByBodyParts: 8,
-	kindAfter:       18,
-	kindBefore:      9,
-	kindReference:   15,
-	kindSingle:      12,
+	kindFirstPage:   10,
+	kindFiltered:    15,
+	kindByBodyParts: 7,
+	kindAfter:       15,
+	kindBefore:      8,
+	kindReference:   13,
+	kindSingle:      10,
 	kindTail:        8,
+	kindSearch:      9,
+	kindRelated:     5,
 }
 
 // mixItem is one request of the realistic mix.

@@ -32,6 +32,13 @@ func testEntries() []entry {
 				entry{Kind: kindBefore, Op: l.op(), Path: l.url("before", fmt.Sprint("b", page)), Pos: page * 10})
 		}
 	}
+	var names, ids []string
+	for i := range 100 {
+		names = append(names, fmt.Sprintf("dumbbell exercise %d", i))
+		ids = append(ids, fmt.Sprint("id", i))
+	}
+	es = append(es, searches(names)...)
+	es = append(es, related(ids)...)
 	return append(es, tailEntry)
 }
 
