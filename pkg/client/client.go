@@ -278,12 +278,17 @@ func (c *Client) ListExercisesByBodyParts(ctx context.Context, q BodyPartsQuery)
 // the iteration with its error (an *Error for an error response); nothing
 // is retried. Each range over the sequence starts again from q.
 func (c *Client) Exercises(ctx context.Context, q Query) iter.Seq2[Exercise, error] {
+	return walkQuery(q, func(q Query) (*Page, error) { return c.ListExercises(ctx, q) })
+}
+
+// walkQuery walks the pages that list returns from q on.
+func walkQuery(q Query, list func(Query) (*Page, error)) iter.Seq2[Exercise, error] {
 	return walk(func(after string) (*Page, error) {
 		pq := q
 		if after != "" {
 			pq.After, pq.Before = after, ""
 		}
-		return c.ListExercises(ctx, pq)
+		return list(pq)
 	})
 }
 
@@ -317,25 +322,13 @@ func (c *Client) related(ctx context.Context, id, relation string, q Query) (*Pa
 // Variations iterates over the variations of the exercise id as
 // Exercises does over the general listing.
 func (c *Client) Variations(ctx context.Context, id string, q Query) iter.Seq2[Exercise, error] {
-	return walk(func(after string) (*Page, error) {
-		pq := q
-		if after != "" {
-			pq.After, pq.Before = after, ""
-		}
-		return c.ListVariations(ctx, id, pq)
-	})
+	return walkQuery(q, func(q Query) (*Page, error) { return c.ListVariations(ctx, id, q) })
 }
 
 // Alternatives iterates over the alternatives to the exercise id, best
 // first, as Exercises does over the general listing.
 func (c *Client) Alternatives(ctx context.Context, id string, q Query) iter.Seq2[Exercise, error] {
-	return walk(func(after string) (*Page, error) {
-		pq := q
-		if after != "" {
-			pq.After, pq.Before = after, ""
-		}
-		return c.ListAlternatives(ctx, id, pq)
-	})
+	return walkQuery(q, func(q Query) (*Page, error) { return c.ListAlternatives(ctx, id, q) })
 }
 
 // ExercisesByBodyParts iterates over the listing by body parts as
