@@ -35,9 +35,11 @@ type searchIndex struct {
 	// keys maps the key of every name and alias (its terms run together,
 	// so "pull-ups" and "pullup" have one key) to its records.
 	keys map[string]*roaring.Bitmap
-	// ownName is name without the aliases: a word of the name proper
-	// ranks before one found only in an alias.
-	ownName map[string]*roaring.Bitmap
+	// aliasOnly maps a term to the records that have it in an alias but
+	// not in their name: a word of the name proper ranks before one found
+	// only in an alias. Aliases are few, so this is smaller than a
+	// name-only copy of name.
+	aliasOnly map[string]*roaring.Bitmap
 	// words[n] holds the records whose name has n words (at most
 	// maxNameWords): a closer name ranks first. Aliases do not count: a
 	// one-word abbreviation does not make a long name short.
@@ -48,7 +50,7 @@ type searchIndex struct {
 
 func newSearchIndex() *searchIndex {
 	s := &searchIndex{
-		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{}, ownName: map[string]*roaring.Bitmap{},
+		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{}, aliasOnly: map[string]*roaring.Bitmap{},
 		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
 	}
 	for i := range s.words {
@@ -65,9 +67,12 @@ func (s *searchIndex) terms(text string) []string {
 	}
 	ws := words(text)
 	t := terms(text)
+	// Numbers are never corrected or completed: they stay out.
 	for i, w := range ws {
-		s.surface[w] = stem(w)
-		if i > 0 && isNumber(ws[i-1]) == isNumber(w) {
+		if !isNumber(w) {
+			s.surface[w] = stem(w)
+		}
+		if i > 0 && !isNumber(ws[i-1]) && !isNumber(w) {
 			s.surface[ws[i-1]+w] = stem(ws[i-1] + w)
 		}
 	}
@@ -101,23 +106,26 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 			}
 		}
 	}
-	for _, t := range s.terms(x.Name) {
-		group(s.ownName, t, pos)
+	own := s.terms(x.Name)
+	for _, a := range x.Aliases {
+		for _, t := range s.terms(a) {
+			if !slices.Contains(own, t) {
+				group(s.aliasOnly, t, pos)
+			}
+		}
 	}
 	s.words[min(len(words(x.Name)), maxNameWords)].Add(pos)
 }
 
 // finish optimises the bitmaps and lists the terms for lookups.
 func (s *searchIndex) finish() {
-	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.ownName, s.keys} {
+	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.aliasOnly, s.keys} {
 		for _, b := range m {
 			b.RunOptimize()
 		}
 	}
 	for w := range s.surface {
-		if !isNumber(w) {
-			s.sorted = append(s.sorted, w)
-		}
+		s.sorted = append(s.sorted, w)
 	}
 	for _, b := range s.words {
 		b.RunOptimize()
@@ -247,7 +255,7 @@ func (s *searchIndex) unit(u unit, others bool) (own, exact, inName, anywhere *r
 		for i, w := range alt {
 			prefix := u.last && i == len(alt)-1
 			we, wn, wa := s.word(w, prefix, others)
-			o, e, n, a = append(o, orEmpty(s.ownName[stem(w)])), append(e, we), append(n, wn), append(a, wa)
+			o, e, n, a = append(o, s.ownName(w)), append(e, we), append(n, wn), append(a, wa)
 		}
 		os, es, ns, as = append(os, and(o...)), append(es, and(e...)), append(ns, and(n...)), append(as, and(a...))
 	}
@@ -285,6 +293,15 @@ func orEmpty(b *roaring.Bitmap) *roaring.Bitmap {
 		return empty
 	}
 	return b
+}
+
+// ownName returns the records whose name proper has the word w.
+func (s *searchIndex) ownName(w string) *roaring.Bitmap {
+	t := stem(w)
+	if only := s.aliasOnly[t]; only != nil {
+		return roaring.AndNot(orEmpty(s.name[t]), only)
+	}
+	return orEmpty(s.name[t])
 }
 
 // maxPrefixTerms bounds the terms a prefix expands to.
