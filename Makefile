@@ -31,7 +31,7 @@ breaking:
 
 ## bench: the catalogue page benchmarks (see docs/performance.md)
 bench:
-	go test -run '^$$' -bench . -count 6 ./catalog/exercise ./gateway/catalogclient ./gateway/httpapi ./gateway/limit ./gateway/keys
+	go test -run '^$$' -bench . -count 6 ./catalog/exercise ./gateway/catalogclient ./gateway/httpapi ./gateway/limit ./gateway/keys ./internal/systemtest
 
 ## ci: what CI runs
 ci:
