@@ -48,18 +48,27 @@ func isNumber(w string) bool {
 	return w != ""
 }
 
-// terms returns the index terms of a text: its words stemmed, and its
-// adjacent pairs joined and stemmed.
-func terms(s string) []string {
+// written returns the words of a text and its adjacent pairs joined, as
+// written: the forms a person may type.
+func written(s string) []string {
 	ws := words(s)
 	out := make([]string, 0, 2*len(ws))
 	for i, w := range ws {
-		out = append(out, stem(w))
+		out = append(out, w)
 		// A number joins only a number ("90 90" is "9090"): a word joined
 		// to a number would be a term of its own in every numbered name.
 		if i > 0 && isNumber(ws[i-1]) == isNumber(w) {
-			out = append(out, stem(ws[i-1]+w))
+			out = append(out, ws[i-1]+w)
 		}
+	}
+	return out
+}
+
+// terms returns the index terms of a text: its written forms stemmed.
+func terms(s string) []string {
+	out := written(s)
+	for i, w := range out {
+		out[i] = stem(w)
 	}
 	return out
 }

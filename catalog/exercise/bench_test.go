@@ -139,7 +139,7 @@ func BenchmarkAlternatives(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {
 						if cold {
-							c.related.Purge()
+							c.rankings.Purge()
 						}
 						p, err := c.Related(Alternatives, src, flt.filter, req)
 						if err != nil || len(p.Exercises) != 25 {
@@ -168,7 +168,7 @@ func BenchmarkSearch(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {
 						if cold {
-							c.searched.Purge()
+							c.rankings.Purge()
 						}
 						if _, err := c.List(Filter{Query: q}, PageRequest{Limit: 25}); err != nil {
 							b.Fatal(err)

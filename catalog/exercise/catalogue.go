@@ -58,10 +58,9 @@ type Catalogue struct {
 	searchIdx *searchIndex
 
 	resolved *lru.Cache[string, *roaring.Bitmap]
-	// related and searched keep rankings: relation lists and search
-	// results, by relation or query and filter.
-	related  *lru.Cache[string, *ranked]
-	searched *lru.Cache[string, *ranked]
+	// rankings keeps ranked lists (relations, search results) by what
+	// they rank and the filter's key.
+	rankings *lru.Cache[string, *ranked]
 }
 
 // New indexes a catalogue file. Decode validates a file fully; New only
@@ -126,10 +125,7 @@ func New(f *File) (*Catalogue, error) {
 	if c.resolved, err = lru.New[string, *roaring.Bitmap](resolvedCacheSize); err != nil {
 		return nil, err
 	}
-	if c.related, err = lru.New[string, *ranked](resolvedCacheSize); err != nil {
-		return nil, err
-	}
-	if c.searched, err = lru.New[string, *ranked](resolvedCacheSize); err != nil {
+	if c.rankings, err = lru.New[string, *ranked](resolvedCacheSize); err != nil {
 		return nil, err
 	}
 	if c.version, err = versionOf(c); err != nil {
@@ -175,13 +171,7 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 	key := SearchKey(x.Name)
 	c.nameKeys[pos] = key
 	for i := 0; i+3 <= len(key); i++ {
-		g := key[i : i+3]
-		b := c.trigrams[g]
-		if b == nil {
-			b = roaring.New()
-			c.trigrams[g] = b
-		}
-		b.Add(pos)
+		group(c.trigrams, key[i:i+3], pos)
 	}
 	return err
 }

@@ -58,12 +58,8 @@ func (c *Catalogue) List(f Filter, p PageRequest) (Page, error) {
 		return Page{}, err
 	}
 	if f.Query != "" {
-		k := strings.Join(words(f.Query), " ") + "\x00" + key
-		r, ok := c.searched.Get(k)
-		if !ok {
-			r = c.search(f.Query, set)
-			c.searched.Add(k, r)
-		}
+		k := "search|" + strings.Join(words(f.Query), " ") + "|" + key
+		r := c.ranking(k, func() *ranked { return c.search(f.Query, set) })
 		return c.rankedPage(r, limit, cur, p.RecordCap)
 	}
 

@@ -115,6 +115,17 @@ func (r *ranked) positions(from, to int) []uint32 {
 	return out
 }
 
+// ranking returns the cached ranking under key, computing and caching it
+// if there is none.
+func (c *Catalogue) ranking(key string, compute func() *ranked) *ranked {
+	r, ok := c.rankings.Get(key)
+	if !ok {
+		r = compute()
+		c.rankings.Add(key, r)
+	}
+	return r
+}
+
 // page reads one page of r as List would read one of an id-ordered list:
 // the record cap keeps the first RecordCap ranks reachable, and the cursor
 // must be a record of the list.

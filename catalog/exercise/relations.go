@@ -62,15 +62,12 @@ func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (P
 		return Page{}, ErrNotFound
 	}
 	k := rel.String() + "|" + strconv.FormatUint(uint64(src), 10) + "|" + key
-	r, ok := c.related.Get(k)
-	if !ok {
+	r := c.ranking(k, func() *ranked {
 		if rel == Variations {
-			r = c.variations(src, set)
-		} else {
-			r = c.alternatives(src, set)
+			return c.variations(src, set)
 		}
-		c.related.Add(k, r)
-	}
+		return c.alternatives(src, set)
+	})
 	return c.rankedPage(r, limit, cur, p.RecordCap)
 }
 
@@ -117,15 +114,13 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 	}
 	candidates := roaring.FastAnd(pattern, set, roaring.FastOr(targets...))
 	candidates.Remove(src)
-	// The members of src's family that need exactly its equipment are
-	// variations, not substitutes.
-	if fam := c.families[x.Family]; fam != nil {
-		candidates.AndNot(roaring.And(fam, c.equipmentSets[equipmentSetKey(x.Equipments)]))
-	}
 	fam := c.families[x.Family]
 	if fam == nil {
 		fam = roaring.New()
 	}
+	// The members of src's family that need exactly its equipment are
+	// variations, not substitutes.
+	candidates.AndNot(roaring.And(fam, c.equipmentSets[equipmentSetKey(x.Equipments)]))
 	every := roaring.FastAnd(append([]*roaring.Bitmap{candidates}, targets...)...)
 	some := roaring.AndNot(candidates, every)
 	var easier []*roaring.Bitmap // difficulties up to src's

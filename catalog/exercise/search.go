@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -65,15 +66,13 @@ func (s *searchIndex) terms(text string) []string {
 	if t, ok := s.memo[text]; ok {
 		return t
 	}
-	ws := words(text)
-	t := terms(text)
-	// Numbers are never corrected or completed: they stay out.
-	for i, w := range ws {
+	forms := written(text)
+	t := make([]string, len(forms))
+	for i, w := range forms {
+		t[i] = stem(w)
+		// Numbers are never corrected or completed: they stay out.
 		if !isNumber(w) {
-			s.surface[w] = stem(w)
-		}
-		if i > 0 && !isNumber(ws[i-1]) && !isNumber(w) {
-			s.surface[ws[i-1]+w] = stem(ws[i-1] + w)
+			s.surface[w] = t[i]
 		}
 	}
 	if len(s.memo) < 1<<16 {
@@ -93,9 +92,13 @@ func key(ws []string) string {
 }
 
 func (s *searchIndex) add(pos uint32, x *Exercise) {
+	own := s.terms(x.Name)
 	for _, text := range append([]string{x.Name}, x.Aliases...) {
 		for _, t := range s.terms(text) {
 			group(s.name, t, pos)
+			if text != x.Name && !slices.Contains(own, t) {
+				group(s.aliasOnly, t, pos)
+			}
 		}
 		group(s.keys, key(words(text)), pos)
 	}
@@ -103,14 +106,6 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		for _, v := range list {
 			for _, t := range s.terms(v) {
 				group(s.field, t, pos)
-			}
-		}
-	}
-	own := s.terms(x.Name)
-	for _, a := range x.Aliases {
-		for _, t := range s.terms(a) {
-			if !slices.Contains(own, t) {
-				group(s.aliasOnly, t, pos)
 			}
 		}
 	}
@@ -144,7 +139,7 @@ func (s *searchIndex) finish() {
 // characters, nothing to search for.
 func checkQuery(q string, bad *ArgumentError) {
 	switch {
-	case len([]rune(q)) > MaxQueryLength:
+	case utf8.RuneCountInString(q) > MaxQueryLength:
 		bad.add(FieldQuery, q, "is longer than %d characters", MaxQueryLength)
 	case strings.ContainsFunc(q, unicode.IsControl):
 		bad.add(FieldQuery, q, "contains control characters")
@@ -185,8 +180,8 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		roaring.FastAnd(append(inName, all)...),
 	}
 	// Then by how many words matched in the name, most first: atLeast[k]
-	// holds the records with at least k (all of them are tier 3 already,
-	// one or more is a union, none is every match).
+	// holds the records with at least k (with all of them, a record is in
+	// the tier above; one or more is a union; none is every match).
 	if n := len(units); n >= 3 {
 		atLeast := make([]*roaring.Bitmap, n)
 		atLeast[0] = all

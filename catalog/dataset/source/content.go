@@ -1,6 +1,7 @@
 package source
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -75,7 +76,7 @@ func (b *builder) content(where string, f *Family, v *Variant, x *exercise.Exerc
 		}
 		return capitalize(out), true
 	}
-	desc := cmpOr(v.Description, f.Description)
+	desc := cmp.Or(v.Description, f.Description)
 	x.Description, _ = fill("description", desc, false)
 	if v.About != "" {
 		about, _ := fill("about", v.About, false)
@@ -179,11 +180,4 @@ func sentences(text string) int {
 		}
 	}
 	return n
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
