@@ -333,7 +333,7 @@ func fromProto(x *catalogv1.Exercise) Exercise {
 }
 
 func noSuchExercise(id string) error {
-	return apierror.New(http.StatusNotFound, "No exercise has the id %s.", strconv.Quote(id))
+	return apierror.New(http.StatusNotFound, "No exercise has the id %q.", id)
 }
 
 // Watch follows the version of the catalogue being served until ctx ends.
