@@ -22,6 +22,9 @@ const (
 	// maxSends bounds how often a call is sent when the streams carrying
 	// it break before it is answered (a catalog shutting down).
 	maxSends = 3
+	// resendPause is how long the calls of a broken stream wait before
+	// they are sent again.
+	resendPause = 50 * time.Millisecond
 	// maxReply bounds the size of one answer: 64 listings of 100 large
 	// records fit.
 	maxReply = 64 << 20
@@ -230,12 +233,16 @@ func (s *stream) send(batch []*pending) bool {
 	req := &catalogv1.ExchangeRequest{Calls: make([]*catalogv1.Call, len(batch))}
 	for i, p := range batch {
 		req.Calls[i] = p.call
-		p.sends++
 	}
 	s.mu.Lock()
 	if s.broken {
 		s.mu.Unlock()
 		return false
+	}
+	// Counted only when it goes out: a batch a broken stream refused was
+	// not sent, and must not use up its sends.
+	for _, p := range batch {
+		p.sends++
 	}
 	// In flight before it is sent: the answer may come back at once.
 	s.inflight = append(s.inflight, batch)
@@ -287,6 +294,14 @@ func (x *exchange) resend(batches [][]*pending, err error) {
 	unimplemented := status.Code(err) == codes.Unimplemented
 	if unimplemented {
 		x.pausedUntil.Store(time.Now().Add(pauseFor).UnixNano())
+	} else {
+		// Give the connection time to hear the catalog's GOAWAY: resent at
+		// once, the calls may go back to the replica that is shutting down
+		// and use up their sends there.
+		select {
+		case <-time.After(resendPause):
+		case <-x.ctx.Done():
+		}
 	}
 	for _, batch := range batches {
 		for _, p := range batch {
