@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -88,6 +89,8 @@ func TestKubernetes(t *testing.T) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var kinds []string
+	var preStop, grace int
+	var gateway *config.Config
 	for {
 		var doc struct {
 			Kind     string `yaml:"kind"`
@@ -96,6 +99,20 @@ func TestKubernetes(t *testing.T) {
 			} `yaml:"metadata"`
 			Spec struct {
 				ClusterIP string `yaml:"clusterIP"`
+				Template  struct {
+					Spec struct {
+						TerminationGracePeriodSeconds int `yaml:"terminationGracePeriodSeconds"`
+						Containers                    []struct {
+							Lifecycle struct {
+								PreStop struct {
+									Sleep struct {
+										Seconds int `yaml:"seconds"`
+									} `yaml:"sleep"`
+								} `yaml:"preStop"`
+							} `yaml:"lifecycle"`
+						} `yaml:"containers"`
+					} `yaml:"spec"`
+				} `yaml:"template"`
 			} `yaml:"spec"`
 			Data map[string]string `yaml:"data"`
 		}
@@ -110,8 +127,15 @@ func TestKubernetes(t *testing.T) {
 			if doc.Spec.ClusterIP != "None" {
 				t.Error("the catalog Service must be headless for dns:/// round-robin")
 			}
+		case "Deployment/gateway":
+			pod := doc.Spec.Template.Spec
+			grace = pod.TerminationGracePeriodSeconds
+			if len(pod.Containers) > 0 {
+				preStop = pod.Containers[0].Lifecycle.PreStop.Sleep.Seconds
+			}
 		case "ConfigMap/gateway":
 			cfg, err := config.Parse([]byte(doc.Data["gateway.yaml"]), noEnv)
+			gateway = cfg
 			if err != nil {
 				t.Errorf("ConfigMap gateway.yaml: %v", err)
 			} else if cfg.Catalog.Target != "dns:///catalog:9090" {
@@ -122,8 +146,17 @@ func TestKubernetes(t *testing.T) {
 			}
 		}
 	}
+	// A stopping gateway leaves the load balancers before its listener
+	// closes, and finishes within the grace period.
+	if gateway != nil {
+		drain, shutdown := gateway.Shutdown.DrainDelay, gateway.ShutdownTimeout
+		if preStop < 1 || drain <= 0 || time.Duration(grace)*time.Second < time.Duration(preStop)*time.Second+drain+shutdown {
+			t.Errorf("gateway shutdown: preStop sleep %ds, drain_delay %v, shutdown_timeout %v, terminationGracePeriodSeconds %d; want a sleep, a delay, and a grace period covering all three",
+				preStop, drain, shutdown, grace)
+		}
+	}
 	slices.Sort(kinds)
-	want := []string{"ConfigMap/gateway", "Deployment/catalog", "Deployment/gateway", "Service/catalog", "Service/gateway"}
+	want := []string{"ConfigMap/gateway", "Deployment/catalog", "Deployment/gateway", "NetworkPolicy/catalog", "Service/catalog", "Service/gateway"}
 	if !slices.Equal(kinds, want) {
 		t.Errorf("objects = %v, want %v", kinds, want)
 	}

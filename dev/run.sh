@@ -5,7 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Refuse at once, before building, if another make run (or anything else)
+# holds one of the ports: the gateway 8080, its admin 9091, the catalog
+# 9090 and its admin 9092.
+for port in 8080 9091 9090 9092; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "make run: 127.0.0.1:$port is taken (another make run?); stop it first." >&2
+    exit 1
+  fi
+done
+
+echo "Building bin/catalog and bin/gateway (the first build downloads modules and compiles for a few minutes; later ones take seconds)..."
+start=$SECONDS
 go build -o bin/ ./...
+echo "Built in $((SECONDS - start))s."
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -25,10 +38,15 @@ pids+=($!)
 bin/gateway -config dev/gateway.yaml &
 pids+=($!)
 
-for _ in $(seq 100); do
-  curl -sf http://127.0.0.1:9091/readyz >/dev/null 2>&1 && break
+ready=
+for _ in $(seq 150); do
+  if curl -sf http://127.0.0.1:9091/readyz >/dev/null 2>&1; then ready=1; break; fi
   sleep 0.1
 done
+if [ -z "$ready" ]; then
+  echo "make run: the gateway is not ready after 15s; see the log lines above." >&2
+  exit 1
+fi
 
 cat <<TXT
 

@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
@@ -26,10 +26,11 @@ const RequestIDHeader = "x-request-id"
 // ServiceName is the full name of the catalog service, as health reports it.
 const ServiceName = "exercisedb.catalog.v1.CatalogService"
 
-// NewServer returns a gRPC server offering svc, grpc.health.v1 and server
-// reflection, logging every call to log and counting calls in reg; opts
-// are added (for example a tracing stats handler). Health starts
-// NOT_SERVING: the caller sets SERVING once a catalogue is loaded.
+// NewServer returns a gRPC server offering svc and grpc.health.v1, logging
+// every call to log and counting calls in reg; opts are added (for example
+// a tracing stats handler, or TLS credentials). Health starts NOT_SERVING:
+// the caller sets SERVING once a catalogue is loaded. Server reflection is
+// the caller's choice: reflection.Register before serving.
 func NewServer(svc *Service, log *slog.Logger, reg prometheus.Registerer, opts ...grpc.ServerOption) (*grpc.Server, *health.Server) {
 	metrics := grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
 	reg.MustRegister(metrics, newCatalogueCollector(svc))
@@ -42,13 +43,16 @@ func NewServer(svc *Service, log *slog.Logger, reg prometheus.Registerer, opts .
 		grpc.ForceServerCodecV2(vtcodec.Codec{}),
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.SharedWriteBuffer(true),
+		// The gateway pings an idle connection every 10s to notice a dead
+		// path; the default policy (one ping per 5 minutes, none without
+		// a call) would answer its pings with GOAWAY.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	}, opts...)...)
 	catalogv1.RegisterCatalogServiceServer(srv, newServer(svc, log, reg))
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
-	reflection.Register(srv)
 	metrics.InitializeMetrics(srv)
 	return srv, hs
 }

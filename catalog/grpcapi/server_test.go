@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/reflection"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
@@ -60,6 +61,7 @@ func startWith(t *testing.T, loaded bool, file string) *harness {
 	h := &harness{svc: &Service{}, log: &testlog.Buffer{}, cat: cat, reg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv, hs := NewServer(h.svc, log, h.reg)
+	reflection.Register(srv)
 	h.health = hs
 	if loaded {
 		h.svc.Swap(cat)

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
+	"strconv"
 	"time"
+
+	"github.com/exercisedb/exercisedb/pkg/buildinfo"
 )
 
 // config is everything the catalog binary can be told. Each flag may also
@@ -17,11 +22,25 @@ type config struct {
 	LogFormat       string        // json or text
 	LogLevel        slog.Level    // debug, info, warn or error
 	ShutdownTimeout time.Duration // how long calls in flight may take at shutdown
+	// TLS of the gRPC listener: a key pair, and a CA whose certificates
+	// clients must present (mTLS). All empty: plaintext.
+	TLSCert, TLSKey, TLSClientCA string
+	Reflection                   bool   // whether gRPC server reflection is offered
+	Pprof                        bool   // the profiler on the admin listener
+	AdminTokenHash               string // protects /metrics and the profiler
 }
 
-func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+var tokenHash = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// errHelp is returned by parseConfig when it printed the help or the
+// version, as asked: the command then exits 0.
+var errHelp = errors.New("help printed")
+
+// parseConfig reads the flags and the environment. -h and -version print
+// to stdout and return errHelp.
+func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (config, error) {
 	fs := flag.NewFlagSet("catalog", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are returned; help goes to stdout
 	env := func(name, def string) string {
 		if v := getenv(name); v != "" {
 			return v
@@ -34,24 +53,64 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.Data, "data", env("CATALOG_DATA", ""), "catalogue `file` to load instead of the embedded one (env CATALOG_DATA)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("CATALOG_LOG_FORMAT", "json"), "log `format`: json or text (env CATALOG_LOG_FORMAT)")
 	level := fs.String("log-level", env("CATALOG_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env CATALOG_LOG_LEVEL)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", env("CATALOG_TLS_CERT", ""), "certificate chain `file` (PEM) of the gRPC listener, with -tls-key; re-read when it changes (env CATALOG_TLS_CERT)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", env("CATALOG_TLS_KEY", ""), "private key `file` (PEM) of -tls-cert (env CATALOG_TLS_KEY)")
+	fs.StringVar(&cfg.TLSClientCA, "tls-client-ca", env("CATALOG_TLS_CLIENT_CA", ""), "CA `file` (PEM): clients must present a certificate it signed (env CATALOG_TLS_CLIENT_CA)")
+	var envErr error
+	envBool := func(name string, def bool) bool {
+		v, err := strconv.ParseBool(env(name, strconv.FormatBool(def)))
+		if err != nil {
+			envErr = fmt.Errorf("environment %s %q: want true or false", name, getenv(name))
+			return def
+		}
+		return v
+	}
+	fs.BoolVar(&cfg.Reflection, "reflection", envBool("CATALOG_REFLECTION", true), "offer gRPC server reflection (env CATALOG_REFLECTION)")
 	timeout := fs.String("shutdown-timeout", env("CATALOG_SHUTDOWN_TIMEOUT", "10s"), "how long calls in flight may run at shutdown (env CATALOG_SHUTDOWN_TIMEOUT)")
+	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CATALOG_PPROF", false), "serve the Go profiler at /debug/pprof/ on the admin listener (env CATALOG_PPROF)")
+	fs.StringVar(&cfg.AdminTokenHash, "admin-token-hash", env("CATALOG_ADMIN_TOKEN_HASH", ""), "`sha256:<hex>` of the bearer token that /metrics and /debug/pprof/ then require (env CATALOG_ADMIN_TOKEN_HASH)")
+	version := fs.Bool("version", false, "print the version, commit and Go version, and exit")
 	if err := fs.Parse(args); err != nil {
-		return config{}, err
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, "Usage: catalog [flags]\n\nServes the exercise catalogue over gRPC. Every flag can also be set by the\nenvironment variable it names; a flag given on the command line wins.\nSIGHUP reloads -data (changes on disk are also followed); SIGTERM or SIGINT\ndrain and stop.\n\nFlags:\n")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return config{}, errHelp
+		}
+		return config{}, fmt.Errorf("%w (catalog -h lists the flags)", err)
+	}
+	if *version {
+		fmt.Fprintln(stdout, "catalog", buildinfo.Read())
+		return config{}, errHelp
+	}
+	if envErr != nil {
+		return config{}, envErr
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
-		return config{}, fmt.Errorf("-log-level %q: want debug, info, warn or error", *level)
+		return config{}, fmt.Errorf("-log-level (CATALOG_LOG_LEVEL) %q: want debug, info, warn or error", *level)
 	}
 	if cfg.LogFormat != "json" && cfg.LogFormat != "text" {
-		return config{}, fmt.Errorf("-log-format %q: want json or text", cfg.LogFormat)
+		return config{}, fmt.Errorf("-log-format (CATALOG_LOG_FORMAT) %q: want json or text", cfg.LogFormat)
 	}
 	d, err := time.ParseDuration(*timeout)
 	if err != nil || d <= 0 {
-		return config{}, fmt.Errorf("-shutdown-timeout %q: want a positive duration such as 10s", *timeout)
+		return config{}, fmt.Errorf("-shutdown-timeout (CATALOG_SHUTDOWN_TIMEOUT) %q: want a positive duration such as 10s", *timeout)
 	}
 	cfg.ShutdownTimeout = d
+	switch {
+	case cfg.TLSCert != "" && cfg.TLSKey == "":
+		return config{}, errors.New("-tls-cert needs -tls-key")
+	case cfg.TLSKey != "" && cfg.TLSCert == "":
+		return config{}, errors.New("-tls-key needs -tls-cert")
+	case cfg.TLSClientCA != "" && cfg.TLSCert == "":
+		return config{}, errors.New("-tls-client-ca needs -tls-cert and -tls-key: mTLS is TLS with client certificates")
+	}
+	if h := cfg.AdminTokenHash; h != "" && !tokenHash.MatchString(h) {
+		return config{}, errors.New("-admin-token-hash (CATALOG_ADMIN_TOKEN_HASH): want sha256: and 64 hex digits, the SHA-256 of the token")
+	}
 	return cfg, nil
 }
 
@@ -61,4 +120,16 @@ func (c config) logger(w io.Writer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// LogValue renders the configuration for the start-up log: durations as
+// "10s", the token hash only as whether one is set.
+func (c config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("listen", c.Listen), slog.String("admin", c.Admin), slog.String("data", cmpOr(c.Data, "embedded")),
+		slog.String("log_format", c.LogFormat), slog.String("log_level", c.LogLevel.String()),
+		slog.String("shutdown_timeout", c.ShutdownTimeout.String()),
+		slog.String("tls_cert", c.TLSCert), slog.String("tls_key", c.TLSKey), slog.String("tls_client_ca", c.TLSClientCA),
+		slog.Bool("reflection", c.Reflection), slog.Bool("pprof", c.Pprof), slog.Bool("admin_token", c.AdminTokenHash != ""),
+	)
 }

@@ -1,5 +1,6 @@
-// Command catalog serves the exercise catalogue over gRPC, with health,
-// reflection, and an admin listener for /healthz, /readyz and /metrics.
+// Command catalog serves the exercise catalogue over gRPC (TLS, or mTLS,
+// when given certificates), with health, reflection unless turned off, and
+// a plain HTTP admin listener for /healthz, /readyz and /metrics.
 package main
 
 import (
@@ -17,11 +18,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
 	"github.com/exercisedb/exercisedb/pkg/admin"
+	"github.com/exercisedb/exercisedb/pkg/buildinfo"
 	"github.com/exercisedb/exercisedb/pkg/serve"
 	"github.com/exercisedb/exercisedb/pkg/telemetry"
 )
@@ -29,19 +33,22 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "catalog:", err)
 		os.Exit(1)
 	}
 }
 
 // run starts the servers, loads the catalogue, and serves until ctx ends.
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	// Take SIGHUP over first: its default action would kill the process.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	cfg, err := parseConfig(args, getenv, stderr)
+	cfg, err := parseConfig(args, getenv, stdout)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -57,11 +64,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if telemetry.Enabled(getenv) {
 		grpcOpts = append(grpcOpts, grpc.StatsHandler(otelgrpc.NewServerHandler()))
 	}
+	tlsFiles, err := listenerTLS(cfg, log)
+	if err != nil {
+		return err
+	}
+	if tlsFiles != nil {
+		grpcOpts = append(grpcOpts, grpc.Creds(credentials.NewTLS(tlsFiles.ServerConfig())))
+	}
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Read().Collector())
 	svc := &grpcapi.Service{}
 	grpcSrv, health := grpcapi.NewServer(svc, log, reg, grpcOpts...)
+	if cfg.Reflection {
+		reflection.Register(grpcSrv)
+	}
 	var draining atomic.Bool
 	ready := func() error {
 		switch {
@@ -82,7 +99,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		grpcLn.Close()
 		return err
 	}
-	log.Info("catalog listening", "grpc", grpcLn.Addr().String(), "admin", adminLn.Addr().String())
+	log.Info("catalog listening", "grpc", grpcLn.Addr().String(), "admin", adminLn.Addr().String(),
+		"tls", tlsFiles != nil, "mtls", cfg.TLSClientCA != "", "reflection", cfg.Reflection)
 
 	// The catalogue loads while the listeners are open, so that health
 	// can say NOT_SERVING meanwhile; a failed load stops the process.
@@ -105,9 +123,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	err = serve.Phased(ctx, []func(context.Context) error{
 		load,
 		follow.run,
+		func(ctx context.Context) error {
+			if tlsFiles == nil {
+				return nil
+			}
+			return tlsFiles.Watch(ctx)
+		},
 		func(ctx context.Context) error { return serve.GRPC(ctx, grpcLn, grpcSrv, cfg.ShutdownTimeout) },
 	}, func(ctx context.Context) error {
-		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)
+		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg, admin.Options{TokenHash: cfg.AdminTokenHash, Pprof: cfg.Pprof})), cfg.ShutdownTimeout)
 	}, func() {
 		log.Info("catalog shutting down")
 		draining.Store(true)

@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,6 +47,29 @@ type process struct {
 	grpc, admin string
 	exited      chan struct{} // closed when the process has exited
 	exitErr     error         // its exit status, set before exited closes
+
+	mu     sync.Mutex
+	logged []string // the log lines so far
+}
+
+// waitLog waits until the process logs a line containing s.
+func (p *process) waitLog(t *testing.T, s string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		p.mu.Lock()
+		lines := p.logged
+		p.mu.Unlock()
+		for _, l := range lines {
+			if strings.Contains(l, s) {
+				return l
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the catalog did not log %q", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // startBinary runs the catalog on free ports and waits until it listens.
@@ -71,6 +96,9 @@ func startBinary(t *testing.T, args ...string) *process {
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "catalog listening" {
 				listening <- struct{ grpc, admin string }{line.GRPC, line.Admin}
 			}
+			p.mu.Lock()
+			p.logged = append(p.logged, sc.Text())
+			p.mu.Unlock()
 			t.Log(sc.Text())
 		}
 		p.exitErr = cmd.Wait()
@@ -138,7 +166,8 @@ func TestBinaryServesEmbeddedCatalogue(t *testing.T) {
 	if len(resp.Exercises) != 5 || resp.Total < 20 || !resp.HasNextPage || resp.CatalogueVersion == "" {
 		t.Errorf("chest page = %d records, total %d, next %v, version %q", len(resp.Exercises), resp.Total, resp.HasNextPage, resp.CatalogueVersion)
 	}
-	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/metrics": "exercisedb_catalog_records"} {
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/metrics": "exercisedb_catalog_records", "/metrics ": "exercisedb_build_info{goversion="} {
+		path = strings.TrimSpace(path)
 		if code, body := p.get(t, path); code != 200 || !strings.Contains(body, want) {
 			t.Errorf("GET %s = %d %q, want 200 containing %q", path, code, body, want)
 		}
@@ -224,5 +253,29 @@ func TestBinaryRefusesABadCatalogue(t *testing.T) {
 	}
 	if !strings.Contains(string(out), `exercises[0] (id "x"): unknown field "nam"`) {
 		t.Errorf("output does not name the record and field:\n%s", out)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, arg := range []string{"-h", "-help", "--help"} {
+		var stdout strings.Builder
+		cmd := exec.Command(binary, arg)
+		cmd.Stdout = &stdout
+		if err := cmd.Run(); err != nil {
+			t.Errorf("catalog %s: %v, want exit 0", arg, err)
+		}
+		for _, want := range []string{"-tls-client-ca", "CATALOG_TLS_CLIENT_CA", "-reflection", "-pprof", "-version"} {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("catalog %s does not mention %s:\n%s", arg, want, stdout.String())
+			}
+		}
+	}
+	out, err := exec.Command(binary, "-version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "catalog ") || strings.Count(string(out), "\n") != 1 || !strings.Contains(string(out), runtime.Version()) {
+		t.Errorf("catalog -version: %v, %q; want exit 0 and one line with the Go version", err, out)
+	}
+	out, err = exec.Command(binary, "-bogus").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "catalog -h") {
+		t.Errorf("catalog -bogus: %v, %q; want exit 1 and a pointer to -h", err, out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/exercisedb/exercisedb/internal/docexample"
+	"github.com/exercisedb/exercisedb/internal/testcerts"
 )
 
 // grpcurlVersion is the grpcurl the README tells readers to install.
@@ -39,8 +40,21 @@ func TestREADMEExamples(t *testing.T) {
 
 	p := startBinary(t)
 	waitServing(t, p.dial(t))
+	// The examples with client certificates go to a catalog requiring
+	// them, with the files deploy/dev-certs.sh would make in certs.
+	certs := t.TempDir()
+	ca := testcerts.NewCA(t, "README CA")
+	testcerts.WriteFile(t, filepath.Join(certs, "ca.crt"), ca.PEM)
+	ca.Client(t, "gateway").Write(t, certs, "gateway")
+	cert, key := ca.Server(t, "catalog", "127.0.0.1").Write(t, certs, "catalog")
+	mtls := startBinary(t, "-tls-cert", cert, "-tls-key", key, "-tls-client-ca", filepath.Join(certs, "ca.crt"))
+	mtls.waitLog(t, "catalogue loaded")
 	for _, ex := range examples {
-		cmdline := strings.NewReplacer("127.0.0.1:9090", p.grpc, "127.0.0.1:9092", p.admin).Replace(ex.Command)
+		target := p
+		if strings.Contains(ex.Command, " -cert ") {
+			target = mtls
+		}
+		cmdline := strings.NewReplacer("127.0.0.1:9090", target.grpc, "127.0.0.1:9092", target.admin, "deploy/certs/", certs+"/").Replace(ex.Command)
 		cmd := exec.Command("sh", "-c", cmdline)
 		cmd.Env = append(os.Environ(), "PATH="+bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()

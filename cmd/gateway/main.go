@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/exercisedb/exercisedb/gateway/config"
 )
 
 func main() {
@@ -35,13 +37,30 @@ func main() {
 	}
 }
 
-// run dispatches to the serve command or a subcommand.
+// run dispatches to the serve command (which also answers -h and -version)
+// or a subcommand.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) >= 2 && args[0] == "keys" && args[1] == "create" {
+	switch {
+	case len(args) >= 2 && args[0] == "keys" && args[1] == "create":
 		return createKey(args[2:], getenv, stdout, stderr)
-	}
-	if len(args) >= 1 && args[0] == "keys" {
+	case len(args) >= 1 && args[0] == "keys":
 		return fmt.Errorf("usage: gateway keys create -config gateway.yaml -name NAME -product PRODUCT=PLAN")
 	}
-	return runServer(ctx, args, getenv, stderr)
+	return runServer(ctx, args, getenv, stdout, stderr)
 }
+
+// usage is what -h prints: the commands, the flags and the environment.
+var usage = `Usage:
+  gateway [-config gateway.yaml]     serve the public API and the admin listener
+  gateway keys create -config gateway.yaml -name NAME -product PRODUCT=PLAN [-product ...] [-id ID]
+                                     add a key to the configuration's keys file; the key is printed once
+  gateway -version                   print the version, commit and Go version
+  gateway -h                         print this help
+
+The configuration format and every setting's default: docs/configuration.md.
+
+Environment (each overrides the setting named, when set and not empty):
+` + config.EnvironmentHelp() + `
+Signals: SIGHUP reloads the keys file (changes on disk are also followed);
+SIGTERM or SIGINT drain and stop.
+`

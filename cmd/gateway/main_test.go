@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -318,17 +319,7 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestCatalogDownThenBack(t *testing.T) {
-	// The catalog must come back on the same address, so it gets a fixed
-	// port: one that was free a moment ago, another if it was taken since.
-	var cat *catalog
-	var addr string
-	for attempt := 1; cat == nil; attempt++ {
-		addr = freeAddr(t)
-		var err error
-		if cat, err = startCatalogAt(t, addr); err != nil && attempt == 5 {
-			t.Fatalf("catalog: %v", err)
-		}
-	}
+	cat, addr := startCatalogFixed(t)
 	config := testConfig(t, addr, options{})
 	key := newKey(t, config, "key_mega", "exercisedb=Mega")
 	g := startGateway(t, config)
@@ -339,10 +330,7 @@ func TestCatalogDownThenBack(t *testing.T) {
 		code, saw := statusOf(t, c, g, path, key, gifHost)
 		return code == http.StatusOK, saw
 	})
-	if err := cat.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-cat.exited
+	cat.kill(t)
 
 	var down response
 	eventually(t, "a 503 with the catalog killed", func() (bool, string) {
@@ -361,12 +349,7 @@ func TestCatalogDownThenBack(t *testing.T) {
 		t.Errorf("/healthz with the catalog down = %d %s, want 200: the gateway itself is alive", code, body)
 	}
 
-	// Restart it on the same port; retry while the port is still taken.
-	eventually(t, "the catalog restarting on "+addr, func() (bool, string) {
-		var err error
-		cat, err = startCatalogAt(t, addr)
-		return err == nil, fmt.Sprint(err)
-	})
+	restartCatalog(t, addr)
 	eventually(t, "a 200 with the catalog back", func() (bool, string) {
 		code, saw := statusOf(t, c, g, path, key, gifHost)
 		return code == http.StatusOK, saw
@@ -750,4 +733,27 @@ func lineOf(text, prefix string) int {
 		}
 	}
 	return 0
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"-help"}, {"--help"}, {"-config", "x.yaml", "-h"}} {
+		r := runGateway(t, args...)
+		if r.code != 0 {
+			t.Errorf("gateway %s: exit %d, want 0; stderr: %s", strings.Join(args, " "), r.code, r.stderr)
+		}
+		// The subcommand and every environment variable are listed.
+		for _, want := range []string{"keys create", "-version", "GATEWAY_LISTEN", "GATEWAY_REDIS_URL", "GATEWAY_LOG_LEVEL"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("gateway %s does not mention %s:\n%s", strings.Join(args, " "), want, r.stdout)
+			}
+		}
+	}
+	r := runGateway(t, "-version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "gateway ") || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, runtime.Version()) {
+		t.Errorf("gateway -version: exit %d, stdout %q; want one line with the Go version", r.code, r.stdout)
+	}
+	r = runGateway(t, "-nope")
+	if r.code != 1 || !strings.Contains(r.stderr, "-nope") || !strings.Contains(r.stderr, "gateway -h") {
+		t.Errorf("gateway -nope: exit %d, stderr %q; want 1 and a pointer to -h", r.code, r.stderr)
+	}
 }

@@ -31,17 +31,29 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/pkg/admin"
+	"github.com/exercisedb/exercisedb/pkg/buildinfo"
 	"github.com/exercisedb/exercisedb/pkg/serve"
 	"github.com/exercisedb/exercisedb/pkg/telemetry"
+	"github.com/exercisedb/exercisedb/pkg/tlsfiles"
 )
 
 // runServer runs the gateway until ctx ends.
-func runServer(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func runServer(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are returned, help goes to stdout
+
 	configPath := fs.String("config", "gateway.yaml", "`path` of the YAML configuration")
+	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return nil
+		}
+		return fmt.Errorf("%w (gateway -h lists the commands and flags)", err)
+	}
+	if *version {
+		fmt.Fprintln(stdout, "gateway", buildinfo.Read())
+		return nil
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -55,10 +67,10 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	log := newLogger(stderr, cfg.Log)
-	log.Info("gateway starting", "config", cfg.Redacted())
+	log.Info("gateway starting", "config", cfg)
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Read().Collector())
 	products, err := plan.NewTable(cfg.Products)
 	if err != nil {
 		return err
@@ -78,7 +90,8 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		reloads.WithLabelValues(result).Inc()
 	}
-	limits, closeLimits, err := limitStore(ctx, cfg.RateLimit, reg, log)
+	auth := limit.Rate{Requests: cfg.AuthFailures.Requests, Per: cfg.AuthFailures.Per, Burst: cfg.AuthFailures.Burst}
+	limits, failures, closeLimits, err := limitStore(ctx, cfg.RateLimit, auth, reg, log)
 	if err != nil {
 		return err
 	}
@@ -93,30 +106,38 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	if tracing {
 		streams = 0 // one RPC, so one span, per call
 	}
-	catalog, err := catalogclient.New(cfg.Catalog.Target, cfg.Catalog.Timeout, streams, catalogDialOptions(reg, tracing)...)
+	catalogCreds, followCatalogCerts, err := catalogTransport(cfg.Catalog.TLS, log)
+	if err != nil {
+		return fmt.Errorf("catalog.tls: %w", err)
+	}
+	catalog, err := catalogclient.New(cfg.Catalog.Target, cfg.Catalog.Timeout, streams, append(catalogDialOptions(reg, tracing), catalogCreds)...)
 	if err != nil {
 		return err
 	}
 	defer catalog.Close()
+	if err := catalog.Instrument(log, reg); err != nil {
+		return err
+	}
 	var cache *respcache.Cache
 	if cfg.ResponseCache.Enabled {
-		if cache, err = respcache.New(cfg.ResponseCache.MaxEntries); err != nil {
+		if cache, err = respcache.New(cfg.ResponseCache.MaxEntries, cfg.ResponseCache.MaxBytes); err != nil {
 			return err
 		}
 	}
-	auth := cfg.AuthFailures
 	handler, err := httpapi.New(httpapi.Deps{
 		Products:       products,
 		Keys:           keyStore.Current,
 		Limits:         limits,
-		Failures:       limit.NewFailures(limit.Rate{Requests: auth.Requests, Per: auth.Per, Burst: auth.Burst}, time.Now),
+		Failures:       failures,
 		Catalog:        catalog,
 		DocsURL:        cfg.DocsURL,
 		Log:            log,
 		Metrics:        reg,
 		TrustedProxies: cfg.TrustedProxies,
 		Cache:          cache,
+		Compression:    cfg.Compression.Enabled,
 		Tracing:        tracing,
+		CORSOrigins:    cfg.CORS.AllowedOrigins,
 	})
 	if err != nil {
 		return err
@@ -131,6 +152,10 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		defer cancel()
 		return catalog.Ready(ctx)
 	}
+	public, followCerts, err := publicServer(handler, cfg, log)
+	if err != nil {
+		return err
+	}
 	publicLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
@@ -140,12 +165,13 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		publicLn.Close()
 		return err
 	}
-	log.Info("gateway listening", "http", publicLn.Addr().String(), "admin", adminLn.Addr().String())
+	log.Info("gateway listening", "http", publicLn.Addr().String(), "admin", adminLn.Addr().String(),
+		"tls", cfg.TLS != nil, "h2c", cfg.H2C)
 
 	err = serve.Phased(ctx, []func(context.Context) error{
-		func(ctx context.Context) error {
-			return serve.HTTP(ctx, publicLn, publicServer(handler), cfg.ShutdownTimeout)
-		},
+		func(ctx context.Context) error { return serve.HTTP(ctx, publicLn, public, cfg.ShutdownTimeout) },
+		followCerts,
+		followCatalogCerts,
 		func(ctx context.Context) error { return keyStore.Watch(ctx, hup) },
 		func(ctx context.Context) error {
 			if cache == nil {
@@ -154,10 +180,14 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 			return catalog.Watch(ctx, cache.SetVersion)
 		},
 	}, func(ctx context.Context) error {
-		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg)), cfg.ShutdownTimeout)
+		adminOpts := admin.Options{TokenHash: cfg.Admin.TokenHash, Pprof: cfg.Admin.Pprof}
+		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg, adminOpts)), cfg.ShutdownTimeout)
 	}, func() {
-		log.Info("gateway shutting down")
+		// Readiness fails first; the listener stays open for drain_delay,
+		// until load balancers have seen it and stopped sending.
 		draining.Store(true)
+		log.Info("gateway shutting down", slog.Duration("drain_delay", cfg.Shutdown.DrainDelay))
+		time.Sleep(cfg.Shutdown.DrainDelay)
 	})
 	if err != nil {
 		return err
@@ -181,8 +211,11 @@ func catalogDialOptions(reg prometheus.Registerer, tracing bool) []grpc.DialOpti
 	return opts
 }
 
-func publicServer(h http.Handler) *http.Server {
-	return &http.Server{
+// publicServer is the server of the public listener: HTTPS with HTTP/2
+// and HTTP/1.1 when tls is set, else HTTP/1.1 and, if h2c is set, HTTP/2
+// without TLS. follow keeps the certificate current until ctx ends.
+func publicServer(h http.Handler, cfg *config.Config, log *slog.Logger) (srv *http.Server, follow func(context.Context) error, err error) {
+	srv = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
@@ -190,6 +223,21 @@ func publicServer(h http.Handler) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+	follow = func(context.Context) error { return nil }
+	if cfg.TLS != nil {
+		certs, err := tlsfiles.Load(tlsfiles.Files{CertFile: cfg.TLS.CertFile, KeyFile: cfg.TLS.KeyFile}, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		srv.TLSConfig = certs.ServerConfig()
+		follow = certs.Watch
+	}
+	if cfg.H2C {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	}
+	return srv, follow, nil
 }
 
 func newLogger(w io.Writer, c config.Log) *slog.Logger {
@@ -204,23 +252,27 @@ func newLogger(w io.Writer, c config.Log) *slog.Logger {
 
 // limitStore builds the store of rate_limit: a Memory, or the Redis store
 // behind a limit.Resilient (breaker, on_store_error policy, cache of
-// refusals) whose figures it registers in reg. closeStore releases the Redis
-// client.
-func limitStore(ctx context.Context, c config.RateLimit, reg prometheus.Registerer, log *slog.Logger) (store limit.Store, closeStore func(), err error) {
+// refusals) whose figures it registers in reg; and the limiter of failed
+// authentication, auth per address, counted where the rates are (in Redis
+// under <prefix>auth:, always with a local share while Redis is down: a
+// wrong key is 401 either way). closeStore releases the Redis client.
+func limitStore(ctx context.Context, c config.RateLimit, auth limit.Rate, reg prometheus.Registerer, log *slog.Logger) (store limit.Store, failures *limit.Failures, closeStore func(), err error) {
 	if c.Store != "redis" {
 		log.Info("rate limits in memory: each replica counts alone")
-		return limit.NewMemory(time.Now), func() {}, nil
+		return limit.NewMemory(time.Now), limit.NewFailures(auth, time.Now), func() {}, nil
 	}
 	policy, err := limit.ParsePolicy(c.OnStoreError)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	client, err := limit.NewRedisClient(c.RedisURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("rate_limit.redis_url: %w", err)
+		return nil, nil, nil, fmt.Errorf("rate_limit.redis_url: %w", err)
 	}
 	redis.SetLogger(redisLog{log}) // the client's own messages; outages are logged by the Resilient
 	r := limit.NewResilient(limit.NewRedis(client, c.RedisPrefix, time.Now), limit.ResilientOptions{Policy: policy, Log: log, Replicas: c.Replicas})
+	failures = limit.NewSharedFailures(auth, limit.NewResilient(limit.NewRedis(client, c.RedisPrefix+"auth:", time.Now),
+		limit.ResilientOptions{Log: log.With(slog.String("limiter", "auth_failures")), Replicas: c.Replicas}), time.Now)
 	stats := func(f func(limit.Stats) uint64) func() float64 {
 		return func() float64 { return float64(f(r.Stats())) }
 	}
@@ -252,7 +304,7 @@ func limitStore(ctx context.Context, c config.RateLimit, reg prometheus.Register
 		log.Warn("rate limit store unreachable at start", slog.String("on_store_error", policy.String()), slog.String("error", err.Error()))
 	}
 	log.Info("rate limits in Redis, shared by every replica", slog.String("prefix", c.RedisPrefix), slog.String("on_store_error", policy.String()))
-	return r, func() { client.Close() }, nil
+	return r, failures, func() { client.Close() }, nil
 }
 
 // redisLog passes go-redis's own messages (a failed dial, a pool event) to

@@ -95,11 +95,11 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("scenario %s (rate %d): %d connections, want %d", s.ID, s.Rate, s.Connections, want)
 		}
 	}
-	if got, want := strings.Join(ids, ","), "reference,listing,mix,cache-off,half-rate,reference-half-rate"; got != want {
+	if got, want := strings.Join(ids, ","), "reference,listing,listing-gzip,mix,cache-off,half-rate,reference-half-rate"; got != want {
 		t.Errorf("scenarios %s, want %s", got, want)
 	}
-	if len(rep.Targets) != 5 {
-		t.Errorf("%d targets, want 5", len(rep.Targets))
+	if len(rep.Targets) != 6 {
+		t.Errorf("%d targets, want 6", len(rep.Targets))
 	}
 	for _, tr := range rep.Targets {
 		if tr.Result != "PASS" && tr.Result != "FAIL" {

@@ -17,9 +17,11 @@ import (
 const (
 	scenarioReference = "reference"
 	scenarioListing   = "listing"
-	scenarioMix       = "mix"
-	scenarioCacheOff  = "cache-off"
-	scenarioHalfRate  = "half-rate"
+	// scenarioListingGzip is the listing for a client that accepts gzip.
+	scenarioListingGzip = "listing-gzip"
+	scenarioMix         = "mix"
+	scenarioCacheOff    = "cache-off"
+	scenarioHalfRate    = "half-rate"
 	// scenarioReferenceHalfRate is the reference at the half-rate
 	// scenario's rate: the latency baseline of that scenario.
 	scenarioReferenceHalfRate = "reference-half-rate"
@@ -31,6 +33,9 @@ const (
 	targetCacheOffRatio = 0.25
 	targetHalfRateP99   = 5 * time.Millisecond
 	targetPeakRSS       = 64 << 20
+	// targetGzipCost bounds a warm gzip hit's cost over a plain one's
+	// (issue 13), measured as the ratio of their request rates.
+	targetGzipCost = 1.10
 )
 
 // otherCPUNote is the share of a core (percent) that other processes may
@@ -238,6 +243,15 @@ func (r *report) evaluate() {
 		}
 		r.Targets = append(r.Targets, t)
 	}
+	gz := targetResult{Name: fmt.Sprintf("listing, warm gzip hit ≤ %.2f × the cost of a plain one", targetGzipCost), Result: "NOT RUN", Figure: "–"}
+	if s, ok := r.scenario(scenarioListingGzip); ok && s.RPS > 0 {
+		if p, ok := r.scenario(scenarioListing); ok && p.RPS > 0 {
+			cost := p.RPS / s.RPS
+			gz.Figure = fmt.Sprintf("%.2f × (%s / %s req/s)", cost, thousands(p.RPS), thousands(s.RPS))
+			gz.Result = verdict(cost <= targetGzipCost && s.transportErrors() == 0 && s.unexpected() == 0)
+		}
+	}
+	r.Targets = append(r.Targets, gz)
 
 	var disturbed []string
 	for _, s := range r.Scenarios {

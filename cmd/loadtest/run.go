@@ -191,6 +191,17 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	rep.Scenarios = append(rep.Scenarios, res)
 	maxRate := res.RPS
 
+	// 2b. The same listing for a client that accepts gzip: the response
+	// cache holds the compressed page beside the plain one.
+	gzipHeader := megaHeaders[0].Clone()
+	gzipHeader.Set("Accept-Encoding", "gzip")
+	gzipListing := []request{{URL: listing[0].URL, Header: gzipHeader}}
+	res, err = m.scenario(ctx, scenarioListingGzip, "gateway: listing, one URL (warm), gzip client", load{requests: gzipListing}, gatewayWatch)
+	if err != nil {
+		return err
+	}
+	rep.Scenarios = append(rep.Scenarios, res)
+
 	// 3. The realistic mix.
 	res, err = m.scenario(ctx, scenarioMix, "gateway: realistic mix", load{requests: mix, tail: tail}, gatewayWatch)
 	if err != nil {

@@ -6,13 +6,17 @@ package catalogclient
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -112,6 +116,27 @@ type Page struct {
 // ExerciseType is an entry of the exercise type list.
 type ExerciseType struct{ Name, MediaKey string }
 
+// How the connections to the catalog are kept; see "Catalog outages" in
+// docs/gateway.md.
+const (
+	// connectTimeout bounds one attempt at a catalog that does not answer
+	// (a dead host drops the SYN): the next address, or a fresh DNS
+	// answer, is tried sooner than after grpc-go's 20s.
+	connectTimeout = 5 * time.Second
+	// A connection idle for pingEvery is pinged (grpc-go's minimum), and
+	// closed if the ping is not answered within pingTimeout; pingTimeout
+	// is also the TCP user timeout, so a path that silently drops the
+	// calls in flight is given up after it. The catalog's keepalive
+	// policy (catalog/grpcapi) permits pings every 5s.
+	pingEvery   = 10 * time.Second
+	pingTimeout = 3 * time.Second
+)
+
+// reconnect retries a lost connection after at most 0.6s (MaxDelay plus
+// jitter), so the first call after a catalog is back waits less than a
+// second, however long it was away.
+var reconnect = backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 500 * time.Millisecond}
+
 // Client calls the catalog. It is safe for concurrent use.
 type Client struct {
 	conn     *grpc.ClientConn
@@ -119,6 +144,7 @@ type Client struct {
 	health   healthpb.HealthClient
 	timeout  time.Duration
 	exchange *exchange // nil: one RPC per call
+	outages  *outages
 }
 
 // New connects lazily to target, any grpc-go target; "dns:///host:port"
@@ -130,6 +156,10 @@ func New(target string, timeout time.Duration, streams int, opts ...grpc.DialOpt
 	opts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig": [{"round_robin": {}}]}`),
+		// grpc-go's default backoff grows to 120s, so a catalog back after
+		// a long outage would wait that long for the next attempt.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: reconnect, MinConnectTimeout: connectTimeout}),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: pingEvery, Timeout: pingTimeout, PermitWithoutStream: true}),
 		// Reflection-free marshalling of the catalog's messages.
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(vtcodec.Codec{})),
 		grpc.WithSharedWriteBuffer(true),
@@ -143,11 +173,26 @@ func New(target string, timeout time.Duration, streams int, opts ...grpc.DialOpt
 		rpc:     catalogv1.NewCatalogServiceClient(conn),
 		health:  healthpb.NewHealthClient(conn),
 		timeout: timeout,
+		outages: newOutages(),
 	}
 	if streams > 0 {
 		c.exchange = newExchange(c.rpc, streams)
 	}
 	return c, nil
+}
+
+// Instrument logs the catalog's outages to log, once as each starts and
+// once as it ends, and registers the client's metrics in reg. Call it
+// before the first call.
+func (c *Client) Instrument(log *slog.Logger, reg prometheus.Registerer) error {
+	o := c.outages
+	o.log = log
+	for _, m := range []prometheus.Collector{o.errors, o.started, o.available} {
+		if err := reg.Register(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close ends the Exchange streams and closes the connection pool.
@@ -172,21 +217,19 @@ func (c *Client) call(ctx context.Context, requestID string) (context.Context, c
 // takes the reply out of an exchanged call's result, rpc makes the RPC.
 func invoke[R any](ctx context.Context, c *Client, requestID string, call *catalogv1.Call,
 	pick func(*catalogv1.CallResult) *R, rpc func(context.Context) (*R, error)) (*R, error) {
-	unary := func() (*R, error) {
-		ctx, cancel := c.call(ctx, requestID)
-		defer cancel()
-		return rpc(ctx)
-	}
 	if c.exchange == nil || !c.exchange.available() {
-		return unary()
+		return unary(ctx, c, requestID, rpc)
 	}
-	exCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	// One deadline for the call: an RPC made after Exchange failed gets
+	// what is left of it, not a timeout of its own.
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	call.RequestId = requestID
-	res, err := c.exchange.do(exCtx, call)
+	res, err := c.exchange.do(ctx, call)
 	if status.Code(err) == codes.Unimplemented { // a catalog older than Exchange
-		return unary()
+		return unary(ctx, c, requestID, rpc)
 	}
+	c.outages.record(err)
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +237,15 @@ func invoke[R any](ctx context.Context, c *Client, requestID string, call *catal
 		return r, nil
 	}
 	return nil, status.Error(codes.Internal, "the catalog answered with another method's result")
+}
+
+// unary makes the RPC rpc with the call's deadline and request id.
+func unary[R any](ctx context.Context, c *Client, requestID string, rpc func(context.Context) (*R, error)) (*R, error) {
+	ctx, cancel := c.call(ctx, requestID)
+	defer cancel()
+	r, err := rpc(ctx)
+	c.outages.record(err)
+	return r, err
 }
 
 // Ready reports whether the catalog answers SERVING, or why not.
@@ -273,9 +325,9 @@ func (c *Client) Exercise(ctx context.Context, requestID, id string) (Exercise, 
 
 // BodyParts returns the body part names and the catalogue version.
 func (c *Client) BodyParts(ctx context.Context, requestID string) ([]string, string, error) {
-	ctx, cancel := c.call(ctx, requestID)
-	defer cancel()
-	r, err := c.rpc.ListBodyParts(ctx, &catalogv1.ListBodyPartsRequest{})
+	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListBodyPartsResponse, error) {
+		return c.rpc.ListBodyParts(ctx, &catalogv1.ListBodyPartsRequest{})
+	})
 	if err != nil {
 		return nil, "", toAPIError(err)
 	}
@@ -284,9 +336,9 @@ func (c *Client) BodyParts(ctx context.Context, requestID string) ([]string, str
 
 // Equipments returns the equipment names and the catalogue version.
 func (c *Client) Equipments(ctx context.Context, requestID string) ([]string, string, error) {
-	ctx, cancel := c.call(ctx, requestID)
-	defer cancel()
-	r, err := c.rpc.ListEquipments(ctx, &catalogv1.ListEquipmentsRequest{})
+	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListEquipmentsResponse, error) {
+		return c.rpc.ListEquipments(ctx, &catalogv1.ListEquipmentsRequest{})
+	})
 	if err != nil {
 		return nil, "", toAPIError(err)
 	}
@@ -295,9 +347,9 @@ func (c *Client) Equipments(ctx context.Context, requestID string) ([]string, st
 
 // Muscles returns the muscle names and the catalogue version.
 func (c *Client) Muscles(ctx context.Context, requestID string) ([]string, string, error) {
-	ctx, cancel := c.call(ctx, requestID)
-	defer cancel()
-	r, err := c.rpc.ListMuscles(ctx, &catalogv1.ListMusclesRequest{})
+	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListMusclesResponse, error) {
+		return c.rpc.ListMuscles(ctx, &catalogv1.ListMusclesRequest{})
+	})
 	if err != nil {
 		return nil, "", toAPIError(err)
 	}
@@ -310,9 +362,9 @@ func (c *Client) Muscles(ctx context.Context, requestID string) ([]string, strin
 
 // ExerciseTypes returns the exercise types and the catalogue version.
 func (c *Client) ExerciseTypes(ctx context.Context, requestID string) ([]ExerciseType, string, error) {
-	ctx, cancel := c.call(ctx, requestID)
-	defer cancel()
-	r, err := c.rpc.ListExerciseTypes(ctx, &catalogv1.ListExerciseTypesRequest{})
+	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListExerciseTypesResponse, error) {
+		return c.rpc.ListExerciseTypes(ctx, &catalogv1.ListExerciseTypesRequest{})
+	})
 	if err != nil {
 		return nil, "", toAPIError(err)
 	}

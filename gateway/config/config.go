@@ -44,12 +44,63 @@ type Config struct {
 	// ResponseCache keeps rendered responses of the current catalogue
 	// version.
 	ResponseCache ResponseCache `yaml:"response_cache"`
+	// Compression gzips large response bodies for clients that accept it.
+	Compression Compression `yaml:"compression"`
+
+	// TLS, when set, makes the public listener speak HTTPS (HTTP/2 and
+	// HTTP/1.1); the files are re-read when they change.
+	TLS *TLS `yaml:"tls"`
+	// H2C serves HTTP/2 without TLS (prior knowledge) beside HTTP/1.1 on a
+	// plain listener, for a proxy in front that speaks h2c.
+	H2C  bool `yaml:"h2c"`
+	CORS CORS `yaml:"cors"`
+	// Shutdown.DrainDelay is how long readiness fails before the public
+	// listener closes, so that load balancers stop sending first.
+	Shutdown Shutdown `yaml:"shutdown"`
+	Admin    Admin    `yaml:"admin"`
 }
 
 // ResponseCache configures the cache of rendered responses.
 type ResponseCache struct {
 	Enabled    bool `yaml:"enabled"`
 	MaxEntries int  `yaml:"max_entries"`
+	// MaxBytes bounds the memory of the entries: keys, entity tags and
+	// bodies in every coding.
+	MaxBytes int64 `yaml:"max_bytes"`
+}
+
+// Compression configures the content codings of responses.
+type Compression struct {
+	Enabled bool `yaml:"enabled"`
+}
+
+// TLS is a certificate and its key, in PEM files.
+type TLS struct {
+	CertFile string `yaml:"cert_file"` // relative to the configuration file
+	KeyFile  string `yaml:"key_file"`
+}
+
+// CORS lists the browser origins allowed to call the API.
+type CORS struct {
+	// AllowedOrigins are origins such as https://app.example.com, one
+	// wildcard in the host (https://*.example.com), or "*" for any.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+}
+
+// Shutdown configures how a stopping gateway drains.
+type Shutdown struct {
+	DrainDelay time.Duration `yaml:"drain_delay"`
+}
+
+// Admin configures the admin listener.
+type Admin struct {
+	// TokenHash, "sha256:<hex>", is the hash of the bearer token that
+	// /metrics, /debug/pprof/ and the admin API require; empty leaves
+	// /metrics open and the admin API off. /healthz and /readyz never
+	// need it, so that probes work.
+	TokenHash string `yaml:"token_hash"`
+	// Pprof serves the Go profiler at /debug/pprof/.
+	Pprof bool `yaml:"pprof"`
 }
 
 // Catalog says how to reach the catalog service.
@@ -61,6 +112,26 @@ type Catalog struct {
 	// a message; 0 makes each call an RPC of its own. Tracing, when on,
 	// makes every call its own RPC, so that each has its span.
 	Streams int `yaml:"streams"`
+	// TLS, when set, makes the connections to the catalog TLS; absent,
+	// they are plaintext.
+	TLS *CatalogTLS `yaml:"tls"`
+}
+
+// CatalogTLS is TLS to the catalog, mTLS with a client certificate. File
+// names are relative to the configuration file; the files are re-read when
+// they change, and new connections use what they hold.
+type CatalogTLS struct {
+	// CAFile holds the CA certificates that sign the catalog's certificate;
+	// empty: the system's roots.
+	CAFile string `yaml:"ca_file"`
+	// CertFile and KeyFile, both or neither, are the client certificate and
+	// its key that the gateway presents: the catalog requires one signed by
+	// its -tls-client-ca.
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+	// ServerName is the name the catalog's certificate must carry; empty:
+	// the host of catalog.target.
+	ServerName string `yaml:"server_name"`
 }
 
 // RateLimit selects where limits are counted.
@@ -115,24 +186,36 @@ type Log struct {
 	Level  string `yaml:"level"`  // debug | info | warn | error
 }
 
-// Environment variables that override the file.
+// Environment variables that override the file, and the setting each one
+// overrides.
 var overrides = []struct {
-	name  string
-	field func(*Config) *string
+	name, setting string
+	field         func(*Config) *string
 }{
-	{"GATEWAY_LISTEN", func(c *Config) *string { return &c.Listen }},
-	{"GATEWAY_ADMIN_LISTEN", func(c *Config) *string { return &c.AdminListen }},
-	{"GATEWAY_DOCS_URL", func(c *Config) *string { return &c.DocsURL }},
-	{"GATEWAY_CATALOG_TARGET", func(c *Config) *string { return &c.Catalog.Target }},
-	{"GATEWAY_KEYS_FILE", func(c *Config) *string { return &c.KeysFile }},
-	{"GATEWAY_REDIS_URL", func(c *Config) *string { return &c.RateLimit.RedisURL }},
-	{"GATEWAY_LOG_FORMAT", func(c *Config) *string { return &c.Log.Format }},
-	{"GATEWAY_LOG_LEVEL", func(c *Config) *string { return &c.Log.Level }},
+	{"GATEWAY_LISTEN", "listen", func(c *Config) *string { return &c.Listen }},
+	{"GATEWAY_ADMIN_LISTEN", "admin_listen", func(c *Config) *string { return &c.AdminListen }},
+	{"GATEWAY_DOCS_URL", "docs_url", func(c *Config) *string { return &c.DocsURL }},
+	{"GATEWAY_CATALOG_TARGET", "catalog.target", func(c *Config) *string { return &c.Catalog.Target }},
+	{"GATEWAY_KEYS_FILE", "keys_file", func(c *Config) *string { return &c.KeysFile }},
+	{"GATEWAY_REDIS_URL", "rate_limit.redis_url", func(c *Config) *string { return &c.RateLimit.RedisURL }},
+	{"GATEWAY_LOG_FORMAT", "log.format", func(c *Config) *string { return &c.Log.Format }},
+	{"GATEWAY_LOG_LEVEL", "log.level", func(c *Config) *string { return &c.Log.Level }},
+	{"GATEWAY_ADMIN_TOKEN_HASH", "admin.token_hash", func(c *Config) *string { return &c.Admin.TokenHash }},
+}
+
+// EnvironmentHelp lists the environment variables that override settings,
+// one per line, for the binary's -h.
+func EnvironmentHelp() string {
+	var b strings.Builder
+	for _, o := range overrides {
+		fmt.Fprintf(&b, "  %-24s %s\n", o.name, o.setting)
+	}
+	return b.String()
 }
 
 // Load reads the file at path, applies defaults and the environment (read
-// through getenv), and validates the result. A relative keys_file is made
-// relative to the file's directory.
+// through getenv), and validates the result. Relative file names (keys_file,
+// certificates) are made relative to the file's directory.
 func Load(path string, getenv func(string) string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -140,12 +223,42 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	}
 	c, err := Parse(data, getenv)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, blameFile(err, path)
 	}
-	if !filepath.IsAbs(c.KeysFile) {
-		c.KeysFile = filepath.Join(filepath.Dir(path), c.KeysFile)
+	for _, f := range c.files() {
+		if *f != "" && !filepath.IsAbs(*f) {
+			*f = filepath.Join(filepath.Dir(path), *f)
+		}
 	}
 	return c, nil
+}
+
+// blameFile prefixes with path the errors of err that are not an
+// EnvError.
+func blameFile(err error, path string) error {
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for i, e := range errs {
+		var env *EnvError
+		if !errors.As(e, &env) {
+			errs[i] = fmt.Errorf("%s: %w", path, e)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// files are the settings that name files.
+func (c *Config) files() []*string {
+	files := []*string{&c.KeysFile}
+	if c.TLS != nil {
+		files = append(files, &c.TLS.CertFile, &c.TLS.KeyFile)
+	}
+	if t := c.Catalog.TLS; t != nil {
+		files = append(files, &t.CAFile, &t.CertFile, &t.KeyFile)
+	}
+	return files
 }
 
 // Parse decodes a configuration, then applies defaults, the environment
@@ -158,16 +271,46 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, cleanYAMLError(err)
 	}
+	fromEnv := map[string]string{} // setting → variable that set it
 	for _, o := range overrides {
 		if v := getenv(o.name); v != "" {
 			*o.field(c) = v
+			fromEnv[o.setting] = o.name
 		}
 	}
 	c.DocsURL = strings.TrimSuffix(c.DocsURL, "/")
 	if err := c.validate(); err != nil {
-		return nil, err
+		return nil, blameEnvironment(err, fromEnv)
 	}
 	return c, nil
+}
+
+// EnvError is a setting's error whose value came from an environment
+// variable, so that the message names the variable, not the file.
+type EnvError struct {
+	Var string
+	Err error
+}
+
+func (e *EnvError) Error() string { return "environment " + e.Var + ": " + e.Err.Error() }
+func (e *EnvError) Unwrap() error { return e.Err }
+
+// blameEnvironment wraps in an EnvError each of validate's errors (they
+// start with the setting's name) whose setting came from the environment.
+func blameEnvironment(err error, fromEnv map[string]string) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(fromEnv) == 0 {
+		return err
+	}
+	errs := joined.Unwrap()
+	for i, e := range errs {
+		setting, _, _ := strings.Cut(e.Error(), ":")
+		setting, _, _ = strings.Cut(setting, " ")
+		if v, ok := fromEnv[setting]; ok {
+			errs[i] = &EnvError{Var: v, Err: e}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // defaults is the one place where defaults live.
@@ -181,7 +324,8 @@ func defaults() *Config {
 		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
-		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048},
+		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 64 << 20},
+		Compression:     Compression{Enabled: true},
 	}
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +69,8 @@ func TestParseSpecExample(t *testing.T) {
 		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
-		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048},
+		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 64 << 20},
+		Compression:     Compression{Enabled: true},
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -96,6 +98,7 @@ func TestParseErrors(t *testing.T) {
 		{"no hosts", "hosts: [exercisedb.example.com]", "hosts: []", `hosts: none`},
 		{"negative streams", "  timeout: 2s", "  timeout: 2s\n  streams: -1", `catalog.streams: want 0 (one RPC per call) to 64, got -1`},
 		{"bad docs url", "docs_url: http://127.0.0.1:8080/docs", "docs_url: /docs", `docs_url "/docs"`},
+		{"zero cache bytes", "listen:", "response_cache: {max_bytes: 0}\nlisten:", `response_cache.max_bytes: want at least 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,5 +164,55 @@ func TestShippedConfigurations(t *testing.T) {
 		if _, err := Load(path, noEnv); err != nil {
 			t.Errorf("%s: %v", path, err)
 		}
+	}
+}
+
+func TestLogValue(t *testing.T) {
+	c, err := Parse([]byte(`
+rate_limit: {store: redis, redis_url: "redis://:hunter2@redis:6379/0"}
+products:
+  - name: p
+    hosts: [h]
+    media: {kind: gif, image_url: "https://m/{mediaKey}"}
+    plans: {Pro: {operations: ["*"], rate: {requests: 5, per: 1s, burst: 5}}}
+`), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	slog.New(slog.NewJSONHandler(&b, nil)).Info("starting", "config", c)
+	out := b.String()
+	for _, want := range []string{`"timeout":"2s"`, `"per":"1s"`, `"requests":5`, `"listen":"127.0.0.1:8080"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log line lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hunter2") || strings.Contains(out, "0xc") {
+		t.Errorf("log line shows a secret or a pointer:\n%s", out)
+	}
+}
+
+// TestEnvironmentErrors: a bad value from the environment is blamed on the
+// variable, a bad value from the file on the file.
+func TestEnvironmentErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	if err := os.WriteFile(path, []byte("log: {level: loud}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GATEWAY_LOG_FORMAT": "xml", "GATEWAY_REDIS_URL": "http://nope"}
+	_, err := Load(path, func(k string) string { return env[k] })
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"environment GATEWAY_LOG_FORMAT: log.format \"xml\"",
+		path + ": log.level \"loud\"",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), path+": log.format") {
+		t.Errorf("the environment's error is blamed on the file:\n%v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -62,6 +63,29 @@ func (c *Config) validate() error {
 	}
 	if c.ResponseCache.Enabled && c.ResponseCache.MaxEntries < 1 {
 		bad("response_cache.max_entries: want at least 1, or enabled: false")
+	}
+	if c.ResponseCache.Enabled && c.ResponseCache.MaxBytes < 1 {
+		bad("response_cache.max_bytes: want at least 1, or enabled: false")
+	}
+	if c.TLS != nil && (c.TLS.CertFile == "" || c.TLS.KeyFile == "") {
+		bad("tls: want both cert_file and key_file")
+	}
+	if t := c.Catalog.TLS; t != nil && (t.CertFile == "") != (t.KeyFile == "") {
+		bad("catalog.tls: want both cert_file and key_file, or neither")
+	}
+	if c.TLS != nil && c.H2C {
+		bad("h2c: only without tls (over TLS, HTTP/2 is negotiated anyway)")
+	}
+	for _, o := range c.CORS.AllowedOrigins {
+		if err := validOrigin(o); err != nil {
+			bad("cors.allowed_origins: %q: %v", o, err)
+		}
+	}
+	if c.Shutdown.DrainDelay < 0 {
+		bad("shutdown.drain_delay: want a duration of 0 or more, such as 5s")
+	}
+	if h := c.Admin.TokenHash; h != "" && !tokenHash.MatchString(h) {
+		bad("admin.token_hash: want sha256: and 64 hex digits (the SHA-256 of the token)")
 	}
 	if len(c.Products) == 0 {
 		bad("products: none configured")
@@ -141,6 +165,26 @@ func (r Rate) validate() error {
 		return errors.New("per: want a positive duration such as 1s")
 	case r.Burst < 0:
 		return errors.New("burst: must not be negative")
+	}
+	return nil
+}
+
+var tokenHash = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// validOrigin accepts "*" or scheme://host[:port], with at most one "*" in
+// the host, as a browser sends it in Origin (no path, no trailing slash).
+func validOrigin(o string) error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(strings.Replace(o, "*", "wildcard", 1))
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return errors.New("want * or an origin such as https://app.example.com")
+	case u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return errors.New("an origin has no path, query or user: scheme://host[:port] only")
+	case strings.Count(o, "*") > 1:
+		return errors.New("at most one * in an origin")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"net/http"
@@ -53,8 +54,14 @@ func (a *api) errorDoc(c *gin.Context) {
 	writeHTML(c, code, fmt.Sprintf("<p>HTTP status <b>%d %s</b>.</p>\n<p>%s</p>\n<p>Every error has the body "+
 		"<code>{\"error\":{\"code\",\"docs\",\"message\",\"requestId\"}}</code>; the message says what to change.</p>\n"+
 		"<p><a href=\"%s/errors\">All error codes</a></p>\n",
-		status, html.EscapeString(http.StatusText(status)), html.EscapeString(text), html.EscapeString(a.docsURL(c))))
+		status, html.EscapeString(http.StatusText(status)), html.EscapeString(text), html.EscapeString(a.pageDocsURL())))
 }
+
+// pageDocsURL is the base of the links in the documentation pages. The
+// pages are publicly cacheable, so without docs_url their links are
+// relative to this gateway rather than built from the request's Host, which
+// a client controls.
+func (a *api) pageDocsURL() string { return cmp.Or(a.DocsURL, "/docs") }
 
 // errorIndex lists every code.
 func (a *api) errorIndex(c *gin.Context) {
@@ -66,7 +73,7 @@ func (a *api) errorIndex(c *gin.Context) {
 	var b strings.Builder
 	b.WriteString("<ul>\n")
 	for _, code := range codes {
-		fmt.Fprintf(&b, "<li><a href=\"%s/errors/code/%s\">%d %s</a></li>\n", html.EscapeString(a.docsURL(c)), code, statusOf(code), code)
+		fmt.Fprintf(&b, "<li><a href=\"%s/errors/code/%s\">%d %s</a></li>\n", html.EscapeString(a.pageDocsURL()), code, statusOf(code), code)
 	}
 	b.WriteString("</ul>\n")
 	writeHTML(c, "Error codes", b.String())

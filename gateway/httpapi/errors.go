@@ -33,7 +33,12 @@ func (a *api) fail(c *gin.Context, err error) {
 	e := apierror.From(err)
 	if e.Err != nil {
 		level := slog.LevelWarn
-		if e.Status >= 500 {
+		switch {
+		case e.Status == http.StatusServiceUnavailable:
+			// A dependency is down: the catalog client and the limit
+			// store log each outage once, not once per request.
+			level = slog.LevelDebug
+		case e.Status >= 500:
 			level = slog.LevelError
 		}
 		a.Log.LogAttrs(c, level, "request failed", slog.String("request_id", requestIDOf(c)),

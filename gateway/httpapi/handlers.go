@@ -80,6 +80,9 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 			req.RelatedTo, req.Relation = c.Param("id"), rel
 		}
 		req.RecordCap = stateOf(c).plan.RecordCap
+		if a.fromCache(c, listKey(&req)) {
+			return
+		}
 		page, err := a.Catalog.List(c, requestIDOf(c), req)
 		if err != nil {
 			a.fail(c, err)
@@ -118,6 +121,9 @@ func (a *api) exercise(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
+	if a.fromCache(c, "") {
+		return
+	}
 	x, version, err := a.Catalog.Exercise(c, requestIDOf(c), c.Param("id"))
 	if err != nil {
 		a.fail(c, err)
@@ -129,6 +135,9 @@ func (a *api) exercise(c *gin.Context) {
 func (a *api) exerciseTypes(c *gin.Context) {
 	if err := noQuery(c.Request.URL.RawQuery); err != nil {
 		a.fail(c, err)
+		return
+	}
+	if a.fromCache(c, "") {
 		return
 	}
 	types, version, err := a.Catalog.ExerciseTypes(c, requestIDOf(c))
@@ -149,6 +158,9 @@ func (a *api) names(list func(context.Context, string) ([]string, string, error)
 	return func(c *gin.Context) {
 		if err := noQuery(c.Request.URL.RawQuery); err != nil {
 			a.fail(c, err)
+			return
+		}
+		if a.fromCache(c, "") {
 			return
 		}
 		names, version, err := list(c, requestIDOf(c))
@@ -230,48 +242,74 @@ func (a *api) respond(c *gin.Context, version string, v any) {
 		return
 	}
 	e := respcache.Entry{Body: body, ETag: `"` + version + "-" + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`}
-	if key := stateOf(c).cacheKey; key != "" {
+	key := stateOf(c).cacheKey
+	if key != "" {
 		a.Cache.Put(key, version, e)
 	}
-	a.send(c, e)
+	a.send(c, e, key)
 }
 
-// send writes a rendered response, honouring If-Match (412) and
-// If-None-Match (304).
-func (a *api) send(c *gin.Context, e respcache.Entry) {
-	c.Header("ETag", e.ETag)
+// send writes a rendered response in the coding the client prefers,
+// honouring If-Match (412) and If-None-Match (304) against that
+// representation's ETag. A body compressed here is kept in the cache
+// entry of key (when not ""), so the next client asking for that coding
+// costs no compression.
+func (a *api) send(c *gin.Context, e respcache.Entry, key string) {
+	etag, body := e.ETag, e.Body
+	var cd *coding
+	if a.Compression && len(e.Body) >= minCompressed {
+		c.Writer.Header().Add("Vary", "Accept-Encoding") // Add: other middleware may vary on Origin
+		if cd = negotiate(c.GetHeader("Accept-Encoding")); cd != nil {
+			enc, ok := e.Encoding(cd.name)
+			if ok {
+				etag, body = enc.ETag, enc.Body
+			} else {
+				etag, body = cd.etag(e.ETag), nil // compressed only if a body is sent
+			}
+		}
+	}
+	c.Header("ETag", etag)
 	c.Header("Cache-Control", "private, no-cache")
-	if im := c.GetHeader("If-Match"); im != "" && !matches(im, e.ETag, false) {
-		a.fail(c, apierror.New(http.StatusPreconditionFailed, "If-Match: no given entity tag matches the current one, %s.", e.ETag))
+	if im := c.GetHeader("If-Match"); im != "" && !matches(im, etag, false) {
+		a.fail(c, apierror.New(http.StatusPreconditionFailed, "If-Match: no given entity tag matches the current one, %s.", etag))
 		return
 	}
-	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, e.ETag, true) {
+	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, etag, true) {
 		c.Status(http.StatusNotModified)
 		c.Writer.WriteHeaderNow()
 		return
 	}
-	writeJSON(c, http.StatusOK, e.Body)
+	if cd != nil {
+		if body == nil {
+			body = cd.compress(e.Body)
+			if key != "" {
+				a.Cache.AddEncoding(key, e.ETag, respcache.Encoded{Coding: cd.name, ETag: etag, Body: body})
+			}
+		}
+		c.Header("Content-Encoding", cd.name)
+	}
+	writeJSON(c, http.StatusOK, body)
 }
 
-// cached answers from the response cache when it holds the response, and
-// otherwise lets respond keep it. A request is identified by product,
-// path, query and record cap: everything its body depends on besides the
-// catalogue version. Only successes are kept, so a hit needs no
-// validation of the query.
-func (a *api) cached(c *gin.Context) {
+// fromCache answers from the response cache when it holds the response,
+// and otherwise marks it for respond to keep. A response is identified by
+// product, path, the canonical form of its query (see listKey; "" for
+// endpoints that take none) and record cap: everything its body depends
+// on besides the catalogue version. Only successes are kept.
+func (a *api) fromCache(c *gin.Context, query string) bool {
 	if a.Cache == nil {
-		return
+		return false
 	}
 	st := stateOf(c)
-	key := st.product.Name + "\x00" + c.Request.URL.Path + "\x00" + c.Request.URL.RawQuery + "\x00" + strconv.Itoa(st.plan.RecordCap)
+	key := st.product.Name + "\x00" + c.Request.URL.Path + "\x00" + query + "\x00" + strconv.Itoa(st.plan.RecordCap)
 	if e, ok := a.Cache.Get(key); ok {
 		a.metrics.cache.WithLabelValues("hit").Inc()
-		a.send(c, e)
-		c.Abort()
-		return
+		a.send(c, e, key)
+		return true
 	}
 	a.metrics.cache.WithLabelValues("miss").Inc()
 	st.cacheKey = key
+	return false
 }
 
 // matches reports whether the list of entity tags in header matches etag:

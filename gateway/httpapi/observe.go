@@ -12,6 +12,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/respcache"
 )
 
 // state is what the chain learns about a request, kept under one context
@@ -71,7 +72,9 @@ type metrics struct {
 	cache        *prometheus.CounterVec
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+// newMetrics registers the request metrics in reg, if not nil, with the
+// response cache's size when there is a cache.
+func newMetrics(reg prometheus.Registerer, cache *respcache.Cache) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "exercisedb_gateway_requests_total",
@@ -97,6 +100,18 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.limits, m.authFailures, m.cache)
+	}
+	if reg != nil && cache != nil {
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "exercisedb_gateway_response_cache_bytes",
+				Help: "Bytes the response cache holds (keys, entity tags, bodies in every coding), bounded by response_cache.max_bytes.",
+			}, func() float64 { return float64(cache.Bytes()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "exercisedb_gateway_response_cache_entries",
+				Help: "Responses the response cache holds, bounded by response_cache.max_entries.",
+			}, func() float64 { return float64(cache.Len()) }),
+		)
 	}
 	return m
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/binary"
 	"net/http"
 	"net/url"
 	"slices"
@@ -21,6 +22,11 @@ const (
 	maxValues = 100
 	// maxShown bounds how much of a value an error message repeats.
 	maxShown = 64
+	// maxRawQuery bounds the query string, in bytes as sent. It holds every
+	// value of every vocabulary once (about 2.3 KB escaped), a 100-character
+	// name and a 200-character search; beyond it a query is padding, which
+	// would only cost parsing.
+	maxRawQuery = 4096
 )
 
 // filterParams are the filter parameters of the general listing, each with
@@ -124,6 +130,9 @@ func show(v string) string {
 // parseQuery decodes the query string and refuses parameters the endpoint
 // does not take, so that a typo never returns unfiltered data.
 func parseQuery(raw string, allowed []string) (url.Values, error) {
+	if len(raw) > maxRawQuery {
+		return nil, badRequest("The query string is %d bytes long; at most %d are allowed.", len(raw), maxRawQuery)
+	}
 	values, err := url.ParseQuery(raw)
 	if err != nil {
 		return nil, badRequest("The query string is malformed: a %%-escape is invalid or a ';' is used as a separator.")
@@ -213,6 +222,46 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 		return req, badRequest("Send either after or before, not both: after pages forward, before pages backward.")
 	}
 	return req, nil
+}
+
+// listKey is the canonical form of a listing's request, by which the
+// response cache knows it: spellings the catalog treats alike key alike
+// (filter values in any case, order, repetition or padding, blank values,
+// include in any spelling, limit with leading zeros, parameters in any
+// order). name, q and the cursors are kept as sent: the catalog's rules
+// for them (a name over 100 characters is refused, a search is normalised
+// its own way) are not repeated here, and a key must never join a refused
+// request to an accepted one. Every part is length-prefixed, so two
+// requests share a key only if they are the same request.
+func listKey(req *catalogclient.ListRequest) string {
+	f := &req.Filter
+	b := make([]byte, 0, 64)
+	for _, values := range [...][]string{f.BodyParts, f.Equipments, f.Difficulties, f.ExerciseTypes, f.TargetMuscles, f.SecondaryMuscles} {
+		set := make([]string, 0, len(values))
+		for _, v := range values {
+			// Finer than the catalog's matching (which also folds inner
+			// runs of spaces), never coarser: values keyed alike match alike.
+			if v = strings.ToLower(strings.TrimSpace(v)); v != "" {
+				set = append(set, v)
+			}
+		}
+		slices.Sort(set)
+		set = slices.Compact(set)
+		b = binary.AppendUvarint(b, uint64(len(set)))
+		for _, v := range set {
+			b = appendPart(b, v)
+		}
+	}
+	for _, v := range []string{f.Name, f.Query, req.After, req.Before} {
+		b = appendPart(b, v)
+	}
+	b = binary.AppendUvarint(b, uint64(req.Include))
+	b = binary.AppendUvarint(b, uint64(req.Limit))
+	return string(b)
+}
+
+func appendPart(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 // maxQuery bounds q, in characters.

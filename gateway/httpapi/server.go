@@ -38,9 +38,15 @@ type Deps struct {
 	// Cache, if not nil, keeps rendered responses of the current
 	// catalogue version.
 	Cache *respcache.Cache
+	// Compression sends response bodies of 1 KiB and more gzipped to
+	// clients that accept it (Accept-Encoding).
+	Compression bool
 	// Tracing starts a span per request (OpenTelemetry's global tracer
 	// provider), continuing the caller's trace context.
 	Tracing bool
+	// CORSOrigins are the browser origins allowed to call the API ("*" for
+	// any); empty sends no CORS headers.
+	CORSOrigins []string
 }
 
 // api holds the dependencies of the handlers.
@@ -54,7 +60,7 @@ func New(d Deps) (http.Handler, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	a := &api{Deps: d, metrics: newMetrics(d.Metrics)}
+	a := &api{Deps: d, metrics: newMetrics(d.Metrics, d.Cache)}
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -67,7 +73,7 @@ func New(d Deps) (http.Handler, error) {
 	if d.Tracing {
 		e.Use(otelgin.Middleware("gateway"))
 	}
-	e.Use(a.requestID, a.observe, a.recover)
+	e.Use(a.requestID, a.observe, a.recover, a.refuseBodies)
 	e.NoRoute(a.noRoute)
 	e.NoMethod(a.noMethod)
 
@@ -86,13 +92,13 @@ func New(d Deps) (http.Handler, error) {
 		e.Handle(m, "/docs/errors", a.errorIndex)
 		e.Handle(m, "/openapi.json", a.openAPI)
 	}
-	return e, nil
+	return withCORS(e, d.CORSOrigins), nil
 }
 
-// route registers an operation for GET and HEAD behind the guard; its
-// responses may come from the response cache.
+// route registers an operation for GET and HEAD behind the guard; the
+// handler may answer from the response cache once it has read the query.
 func (a *api) route(e *gin.Engine, path string, op plan.Operation, h gin.HandlerFunc) {
-	chain := []gin.HandlerFunc{a.guard(op), a.cached, h}
+	chain := []gin.HandlerFunc{a.guard(op), h}
 	e.GET(path, chain...)
 	e.HEAD(path, chain...)
 }

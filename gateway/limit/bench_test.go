@@ -55,24 +55,35 @@ func BenchmarkTake(b *testing.B) {
 	}
 }
 
-// BenchmarkFailuresBlocked measures the check every request makes before
-// authentication, for an address with failures and for one without.
-func BenchmarkFailuresBlocked(b *testing.B) {
+// BenchmarkFailuresFail measures a failure: of a blocked address (the cost
+// of a flood of wrong keys), and of one that is not blocked yet (a fresh
+// clock keeps it below the limit).
+func BenchmarkFailuresFail(b *testing.B) {
+	ctx := context.Background()
 	f := NewFailures(Rate{10, time.Minute, 0}, nil)
-	f.Fail("192.0.2.1")
-	for _, addr := range []string{"192.0.2.1", "192.0.2.2"} {
-		b.Run(addr, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				f.Blocked(addr)
-			}
-		})
+	for range 10 {
+		f.Fail(ctx, "192.0.2.1")
 	}
+	b.Run("blocked", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			f.Fail(ctx, "192.0.2.1")
+		}
+	})
+	b.Run("counted", func(b *testing.B) {
+		c := newClock(t0)
+		f := NewFailures(Rate{1, time.Nanosecond, 1}, c.Now)
+		b.ReportAllocs()
+		for b.Loop() {
+			c.Advance(time.Nanosecond)
+			f.Fail(ctx, "192.0.2.2")
+		}
+	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				f.Blocked("192.0.2.1")
+				f.Fail(ctx, "192.0.2.1")
 			}
 		})
 	})

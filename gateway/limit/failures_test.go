@@ -1,6 +1,7 @@
 package limit
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -9,16 +10,34 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// blockedState is what Blocked returns.
+// blockedState is what Fail returns for a blocked group.
 type blockedState struct {
 	RetryAfter time.Duration
 	Blocked    bool
 }
 
+// blocked reports, counting nothing, what Fail would return for addr's
+// group in f's own table.
 func blocked(t *testing.T, f *Failures, addr string) blockedState {
 	t.Helper()
-	d, b := f.Blocked(addr)
-	return blockedState{d, b}
+	group := AddrGroup(addr)
+	s := f.t.shard(group)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.m[group]
+	if e == nil {
+		return blockedState{}
+	}
+	_, ok, retryAfter := f.g.take(e.tat, f.now())
+	return blockedState{retryAfter, !ok}
+}
+
+// failN records n failures of addr, returning the last result.
+func failN(f *Failures, addr string, n int) (st blockedState) {
+	for range n {
+		st.RetryAfter, st.Blocked = f.Fail(context.Background(), addr)
+	}
+	return st
 }
 
 // failStep moves the clock by advance, records fails failures, then checks
@@ -60,9 +79,7 @@ func TestFailures(t *testing.T) {
 			f := NewFailures(tc.rate, c.Now)
 			for i, st := range tc.steps {
 				c.Advance(st.advance)
-				for range st.fails {
-					f.Fail("192.0.2.1")
-				}
+				failN(f, "192.0.2.1", st.fails)
 				if diff := cmp.Diff(st.want, blocked(t, f, "192.0.2.1")); diff != "" {
 					t.Fatalf("step %d (+%v, %d failures): Blocked mismatch (-want +got):\n%s", i, st.advance, st.fails, diff)
 				}
@@ -74,14 +91,19 @@ func TestFailures(t *testing.T) {
 	}
 }
 
-func TestFailuresBlockedAddsNothing(t *testing.T) {
+// TestFailuresRefusedAddsNothing: a failure over the limit is refused and
+// not counted, so the group's wait does not grow.
+func TestFailuresRefusedAddsNothing(t *testing.T) {
 	c := newClock(t0)
-	f := NewFailures(Rate{5, time.Minute, 0}, c.Now)
-	for i := range 1000 {
-		f.Blocked(fmt.Sprint("198.51.100.", i))
+	f := NewFailures(Rate{5, time.Minute, 0}, c.Now) // T = 12s
+	if st := failN(f, "198.51.100.1", 5); st.Blocked {
+		t.Fatalf("the burst of 5: %+v, want not blocked", st)
 	}
-	if n := f.Len(); n != 0 {
-		t.Errorf("Len() = %d after Blocked only, want 0", n)
+	want := blockedState{12 * time.Second, true}
+	for i := range 100 {
+		if st := failN(f, "198.51.100.1", 1); st != want {
+			t.Fatalf("failure %d over the limit: %+v, want %+v", i, st, want)
+		}
 	}
 }
 
@@ -104,8 +126,7 @@ func TestFailuresConcurrent(t *testing.T) {
 	for range 64 {
 		wg.Go(func() {
 			for range 8 {
-				f.Blocked("203.0.113.9")
-				f.Fail("203.0.113.9")
+				failN(f, "203.0.113.9", 1)
 			}
 		})
 	}
@@ -119,11 +140,11 @@ func TestFailuresConcurrent(t *testing.T) {
 		t.Fatalf("TAT = %v, want %v", got, want)
 	}
 	c.Advance(6*time.Second - 1)
-	if _, b := f.Blocked(addr); !b {
+	if !blocked(t, f, addr).Blocked {
 		t.Fatal("unblocked before T")
 	}
 	c.Advance(1)
-	if _, b := f.Blocked(addr); b {
+	if blocked(t, f, addr).Blocked {
 		t.Fatal("blocked after T")
 	}
 }
@@ -157,7 +178,7 @@ func TestFailuresEviction(t *testing.T) {
 	fail := func(addr string, n int) {
 		t.Helper()
 		for range n {
-			f.Fail(addr)
+			failN(f, addr, 1)
 			if len(s.m) > 8 {
 				t.Fatalf("shard holds %d addresses, over its capacity 8", len(s.m))
 			}
@@ -201,7 +222,7 @@ func TestFailuresEviction(t *testing.T) {
 		if !held(a) {
 			t.Errorf("blocked %s dropped while unblocked ones were held", a)
 		}
-		if _, b := f.Blocked(a); !b {
+		if !blocked(t, f, a).Blocked {
 			t.Errorf("%s not blocked", a)
 		}
 	}
@@ -213,7 +234,7 @@ func TestFailuresEviction(t *testing.T) {
 	if got := len(s.m); got > 8 || got < 7 {
 		t.Errorf("shard holds %d addresses, want 7 or 8", got)
 	}
-	if _, b := f.Blocked(addrs[len(addrs)-1]); !b {
+	if !blocked(t, f, addrs[len(addrs)-1]).Blocked {
 		t.Errorf("the last address is not blocked")
 	}
 }
@@ -226,7 +247,7 @@ func TestFailuresCap(t *testing.T) {
 	c := newClock(t0)
 	f := NewFailures(Rate{5, time.Minute, 0}, c.Now)
 	for i := range 3 * MaxFailureAddrs {
-		f.Fail(fmt.Sprintf("2001:db8::%x", i))
+		failN(f, fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff), 1) // a /64 each
 		if i%1000 == 0 {
 			c.Advance(time.Millisecond)
 		}
@@ -239,9 +260,64 @@ func TestFailuresCap(t *testing.T) {
 	c.Advance(time.Minute)
 	const n = 30000 // about 940 a shard, more than the 1/8 of room left
 	for i := range n {
-		f.Fail(fmt.Sprintf("2001:db8:1::%x", i))
+		failN(f, fmt.Sprintf("2001:db9:%x::1", i), 1)
 	}
 	if got := f.Len(); got != n {
 		t.Errorf("Len() = %d after the old addresses went idle, want %d", got, n)
+	}
+}
+
+func TestAddrGroup(t *testing.T) {
+	for addr, want := range map[string]string{
+		"192.0.2.1":               "192.0.2.1",
+		"::ffff:192.0.2.1":        "192.0.2.1",
+		"2001:db8:1:2:3:4:5:6":    "2001:db8:1:2::/64",
+		"2001:db8:1:2::1%eth0":    "2001:db8:1:2::/64",
+		"2001:db8:1:3::1":         "2001:db8:1:3::/64",
+		"::1":                     "::/64",
+		"not an address":          "not an address",
+		"2001:db8:1:2:ffff::abcd": "2001:db8:1:2::/64",
+	} {
+		if got := AddrGroup(addr); got != want {
+			t.Errorf("AddrGroup(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+// TestFailuresGroups: the addresses of one IPv6 /64 share a budget; other
+// /64s, and neighbouring IPv4 addresses, have their own.
+func TestFailuresGroups(t *testing.T) {
+	c := newClock(t0)
+	f := NewFailures(Rate{10, time.Hour, 0}, c.Now)
+	for i := range 10 {
+		if st := failN(f, fmt.Sprintf("2001:db8:1:2::%x", i+1), 1); st.Blocked {
+			t.Fatalf("failure %d of the /64: blocked, want counted", i)
+		}
+	}
+	for addr, want := range map[string]bool{
+		"2001:db8:1:2:ffff:ffff:ffff:ffff": true, // the same /64
+		"2001:db8:1:3::1":                  false,
+		"192.0.2.1":                        false,
+	} {
+		if got := failN(f, addr, 1).Blocked; got != want {
+			t.Errorf("%s after 10 failures in 2001:db8:1:2::/64: blocked %v, want %v", addr, got, want)
+		}
+	}
+	failN(f, "192.0.2.1", 9)
+	if !failN(f, "192.0.2.1", 1).Blocked || failN(f, "192.0.2.2", 1).Blocked {
+		t.Error("IPv4: want 192.0.2.1 blocked after its 10 failures, 192.0.2.2 not")
+	}
+}
+
+// TestSharedFailuresStoreError: when the shared store fails, failures are
+// counted in the Failures' own table.
+func TestSharedFailuresStoreError(t *testing.T) {
+	c := newClock(t0)
+	store := newFlaky(c.Now)
+	store.down.Store(true)
+	f := NewSharedFailures(Rate{2, time.Hour, 0}, store, c.Now)
+	got := []bool{failN(f, "192.0.2.1", 1).Blocked, failN(f, "192.0.2.1", 1).Blocked, failN(f, "192.0.2.1", 1).Blocked}
+	if fmt.Sprint(got) != "[false false true]" || store.calls.Load() != 3 {
+		t.Errorf("blocked %v with %d calls to the failing store, want [false false true] and 3", got, store.calls.Load())
 	}
 }

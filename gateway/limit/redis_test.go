@@ -428,3 +428,38 @@ func TestNewRedisClient(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedFailuresRedis: two replicas' Failures on one Redis count one
+// budget per address group, under the prefix they are given.
+func TestSharedFailuresRedis(t *testing.T) {
+	client := redisClient(t, redistest.Patient(redistest.URL(t)))
+	prefix := redistest.Prefix(t, client)
+	rate := Rate{10, time.Hour, 0} // T = 6m: nothing refills during the test
+	var replicas []*Failures
+	for range 2 {
+		store := NewResilient(NewRedis(redisClient(t, redistest.Patient(redistest.URL(t))), prefix+"auth:", nil), ResilientOptions{})
+		replicas = append(replicas, NewSharedFailures(rate, store, nil))
+	}
+	for i := range 10 {
+		if _, b := replicas[i%2].Fail(context.Background(), fmt.Sprintf("2001:db8::%x", i)); b {
+			t.Fatalf("failure %d: blocked, want counted", i)
+		}
+	}
+	for i, f := range replicas {
+		wait, b := f.Fail(context.Background(), "2001:db8::ffff")
+		if !b || wait <= 0 || wait > 6*time.Minute {
+			t.Errorf("replica %d after 10 failures of the /64: blocked %v for %v, want blocked for up to 6m", i, b, wait)
+		}
+		if _, b := f.Fail(context.Background(), "192.0.2.1"); b {
+			t.Errorf("replica %d: another address blocked", i)
+		}
+		if n := f.Len(); n != 0 {
+			t.Errorf("replica %d counted %d groups locally, want none (all in Redis)", i, n)
+		}
+	}
+	keys := redistest.Keys(t, client, prefix)
+	slices.Sort(keys)
+	if want := []string{prefix + "auth:rate:{192.0.2.1}", prefix + "auth:rate:{2001:db8::/64}"}; !slices.Equal(keys, want) {
+		t.Errorf("keys %v, want %v", keys, want)
+	}
+}

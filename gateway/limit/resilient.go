@@ -156,12 +156,18 @@ type Stats struct {
 //     quota as Requests/Replicas (rounded down) of what the store last
 //     said remained of the key's current window, or of the plan's quota
 //     if this replica has not seen the key in this window. A share of zero
-//     refuses. The local counts start afresh at every outage. While the
-//     store is down, no more than Replicas replicas together therefore
-//     admit at most the plan's rate, with a burst of at most
-//     max(Burst, Replicas), and per key at most the largest of the
-//     replicas' bases (the remainder each last saw, or the plan's quota).
-//     Each replica remembers the last Known keys.
+//     refuses. The local counts are never reset: they carry over from one
+//     outage to the next, and every decision of the store raises the
+//     key's local TAT to the store's, so an outage starts from what the
+//     store last said (with Per times Replicas and the same TAT, the share
+//     holds 1/Replicas of the tokens the store had left). So in any window
+//     of length w, Replicas replicas admit locally at most what the plan
+//     allows in w (with a burst of at most max(Burst, Replicas)), however
+//     many outages it holds, besides what the store admits (at most the
+//     plan): at most twice the plan in all. Per key, the quota's local
+//     admissions in a window stay within the largest of the replicas'
+//     bases (the remainder each last saw, or the plan's quota). Each
+//     replica remembers the last Known keys.
 //   - Deny returns an error wrapping ErrUnavailable.
 //
 // Refusal cache (deny-only): a refusal of the store is reused, without
@@ -192,7 +198,7 @@ type Resilient struct {
 	log      *slog.Logger
 	breaker  *gobreaker.CircuitBreaker[Decision]
 	known    *lru.Cache[string, known]
-	fallback atomic.Pointer[Memory]
+	fallback *Memory // the local shares, kept from one outage to the next
 
 	calls, errs, fallbacks, cached atomic.Uint64
 	lastErr                        atomic.Value // string: the last failure of the store
@@ -245,8 +251,8 @@ func NewResilient(store Store, o ResilientOptions) *Resilient {
 		now:      o.Now,
 		log:      o.Log,
 		known:    known,
+		fallback: NewMemory(o.Now),
 	}
-	r.fallback.Store(NewMemory(o.Now))
 	trip := uint32(min(o.Trip, 1<<16))
 	r.breaker = gobreaker.NewCircuitBreaker[Decision](gobreaker.Settings{
 		Name:          "rate limit store",
@@ -291,7 +297,6 @@ func (r *Resilient) changed(from, to gobreaker.State) {
 		r.log.Error("rate limit store unavailable", slog.String("on_store_error", r.policy.String()),
 			slog.String("error", lastErr), slog.Duration("retry_every", r.openFor))
 	case to == gobreaker.StateClosed:
-		r.fallback.Store(NewMemory(r.now)) // the next outage starts from the store's counts
 		r.log.Info("rate limit store available again", slog.Duration("outage", now.Sub(r.outageStart)),
 			slog.Uint64("fallbacks", r.fallbacks.Load()-r.outageFallbacks))
 	case to == gobreaker.StateOpen:
@@ -369,6 +374,11 @@ func (k *known) matches(rate *Rate, quota *Quota) bool {
 // times before and after the store's Take; the store's durations count
 // from an instant between them.
 func (r *Resilient) learn(key string, rate *Rate, quota *Quota, before, after time.Time, d Decision) {
+	if rate != nil && d.Rate != nil {
+		// The local share continues from the store's TAT (late, if
+		// anything: see below), or from its own if that is later.
+		r.fallback.raise(key, after.Add(d.Rate.Reset))
+	}
 	if quota != nil && !quota.Period.window(before).Equal(quota.Period.window(after)) {
 		r.known.Remove(key) // which window it counted in is not known
 		return
@@ -448,7 +458,7 @@ func (r *Resilient) refusal(key string, rate *Rate, quota *Quota, now time.Time)
 
 // local decides with this replica's share of the plan (the Allow policy).
 func (r *Resilient) local(ctx context.Context, key string, rate *Rate, quota *Quota, now time.Time) (Decision, error) {
-	m := r.fallback.Load()
+	m := r.fallback
 	var lr *Rate
 	if rate != nil {
 		s := shareRate(*rate, r.replicas)
@@ -486,6 +496,26 @@ func shareRate(r Rate, n int) Rate {
 		return Rate{Requests: 1, Per: r.Per, Burst: 1}
 	}
 	return s
+}
+
+// raise moves key's TAT up to tat, never down. A TAT in the past is a full
+// bucket, which a key without an entry has already.
+func (m *Memory) raise(key string, tat time.Time) {
+	now := m.now()
+	if !tat.After(now) {
+		return
+	}
+	s := m.t.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.m[key]
+	if e == nil {
+		e = new(entry)
+		m.insert(s, key, e, now)
+	}
+	if tat.After(e.tat) {
+		e.tat = tat
+	}
 }
 
 // refuseQuota is the refusal of a request whose quota share is zero: the

@@ -4,35 +4,79 @@
 // served; the moment the version changes (the gateway watches it), every
 // entry is dropped. While the version is unknown nothing is served from
 // the cache or added to it.
+//
+// The cache is bounded twice: in entries, and in bytes (keys, entity tags
+// and bodies, compressed ones included), so that many large responses,
+// or many keys, cannot grow it past its budget.
 package respcache
 
 import (
+	"slices"
 	"sync"
 
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
-// Entry is a rendered response body and its entity tag.
+// Entry is a rendered response body and its entity tag, with the same
+// body in the content codings asked for so far. An Entry is shared by
+// concurrent readers: it is never modified, AddEncoding replaces it.
 type Entry struct {
-	ETag string
-	Body []byte
+	ETag    string
+	Body    []byte
+	Encoded []Encoded
 }
 
-// Cache is a bounded LRU of entries of one catalogue version. It is safe
-// for concurrent use.
+// Encoded is a body in one content coding, with the entity tag of that
+// representation.
+type Encoded struct {
+	Coding string // as in Content-Encoding, e.g. gzip
+	ETag   string
+	Body   []byte
+}
+
+// Encoding returns the body in coding, if the entry holds it.
+func (e *Entry) Encoding(coding string) (Encoded, bool) {
+	for _, enc := range e.Encoded {
+		if enc.Coding == coding {
+			return enc, true
+		}
+	}
+	return Encoded{}, false
+}
+
+// entryOverhead approximates what an entry costs besides its strings and
+// bodies: the list element, the map slot, the slice and string headers.
+const entryOverhead = 256
+
+// size is what the entry for key counts against the byte budget: the
+// capacity of its bodies (the memory they hold), not just their length.
+func (e *Entry) size(key string) int64 {
+	n := entryOverhead + len(key) + len(e.ETag) + cap(e.Body)
+	for _, enc := range e.Encoded {
+		n += 64 + len(enc.Coding) + len(enc.ETag) + cap(enc.Body)
+	}
+	return int64(n)
+}
+
+// Cache is an LRU of entries of one catalogue version, bounded in entries
+// and in bytes. It is safe for concurrent use.
 type Cache struct {
-	mu      sync.RWMutex
-	version string // "" while unknown
-	entries *lru.Cache[string, Entry]
+	mu       sync.Mutex
+	version  string // "" while unknown
+	entries  *simplelru.LRU[string, Entry]
+	bytes    int64
+	maxBytes int64
 }
 
-// New returns a cache of at most maxEntries responses.
-func New(maxEntries int) (*Cache, error) {
-	entries, err := lru.New[string, Entry](maxEntries)
+// New returns a cache of at most maxEntries responses and maxBytes bytes.
+func New(maxEntries int, maxBytes int64) (*Cache, error) {
+	c := &Cache{maxBytes: maxBytes}
+	entries, err := simplelru.NewLRU(maxEntries, func(key string, e Entry) { c.bytes -= e.size(key) })
 	if err != nil {
 		return nil, err
 	}
-	return &Cache{entries: entries}, nil
+	c.entries = entries
+	return c, nil
 }
 
 // SetVersion records the catalogue version now served; "" means unknown.
@@ -48,8 +92,8 @@ func (c *Cache) SetVersion(v string) {
 
 // Get returns the entry for key, if the current version has one.
 func (c *Cache) Get(key string) (Entry, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.version == "" {
 		return Entry{}, false
 	}
@@ -59,12 +103,58 @@ func (c *Cache) Get(key string) (Entry, bool) {
 // Put keeps e for key if version is the one now served: a response from a
 // replica still on another version is not kept.
 func (c *Cache) Put(key, version string, e Entry) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if version != "" && version == c.version {
-		c.entries.Add(key, e)
+		c.store(key, e)
+	}
+}
+
+// AddEncoding keeps enc beside the body of the entry for key, if that
+// entry is still the rendering tagged etag and lacks the coding.
+func (c *Cache) AddEncoding(key, etag string, enc Encoded) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries.Peek(key)
+	if !ok || e.ETag != etag {
+		return
+	}
+	if _, has := e.Encoding(enc.Coding); has {
+		return
+	}
+	e.Encoded = append(slices.Clip(e.Encoded), enc) // a new array: readers may hold the old one
+	c.store(key, e)
+}
+
+// store adds or replaces the entry for key, then evicts the least
+// recently used entries until the cache is within its byte budget. An
+// entry larger than the whole budget is not kept.
+func (c *Cache) store(key string, e Entry) {
+	size := e.size(key)
+	if size > c.maxBytes {
+		c.entries.Remove(key) // an older, smaller rendering would be stale
+		return
+	}
+	if old, ok := c.entries.Peek(key); ok {
+		c.bytes -= old.size(key) // Add replaces without calling back
+	}
+	c.entries.Add(key, e)
+	c.bytes += size
+	for c.bytes > c.maxBytes {
+		c.entries.RemoveOldest()
 	}
 }
 
 // Len returns the number of entries.
-func (c *Cache) Len() int { return c.entries.Len() }
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries.Len()
+}
+
+// Bytes returns what the entries count against the byte budget.
+func (c *Cache) Bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
+}

@@ -1,9 +1,13 @@
 package respcache
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestCacheFollowsTheVersion(t *testing.T) {
-	c, err := New(2)
+	c, err := New(2, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,5 +43,64 @@ func TestCacheFollowsTheVersion(t *testing.T) {
 	c.SetVersion("")
 	if _, ok := c.Get("c"); ok {
 		t.Error("served an entry while the version is unknown")
+	}
+}
+
+func TestCacheIsBoundedInBytes(t *testing.T) {
+	const budget = 64 << 10
+	c, err := New(1000, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetVersion("v1")
+	body := []byte(strings.Repeat("x", 4000))
+	for i := range 100 {
+		c.Put("k"+strconv.Itoa(i), "v1", Entry{ETag: `"v1-a"`, Body: body})
+		if c.Bytes() > budget {
+			t.Fatalf("after %d entries the cache holds %d bytes, over its budget of %d", i+1, c.Bytes(), budget)
+		}
+	}
+	if n := c.Len(); n < 10 || n >= 16 {
+		t.Errorf("%d entries of about 4 KB in a 64 KiB budget", n)
+	}
+	if _, ok := c.Get("k99"); !ok {
+		t.Error("the newest entry was evicted")
+	}
+	if _, ok := c.Get("k0"); ok {
+		t.Error("the oldest entry was kept")
+	}
+
+	// Compressed bodies count too, and may evict other entries.
+	before := c.Bytes()
+	c.AddEncoding("k99", `"v1-a"`, Encoded{Coding: "gzip", ETag: `"v1-a-gz"`, Body: make([]byte, 1000)})
+	e, _ := c.Get("k99")
+	if enc, ok := e.Encoding("gzip"); !ok || enc.ETag != `"v1-a-gz"` {
+		t.Fatalf("the gzip body was not kept: %+v", e.Encoded)
+	}
+	if c.Bytes() <= before-4000 || c.Bytes() > budget {
+		t.Errorf("after adding a gzip body: %d bytes (before %d, budget %d)", c.Bytes(), before, budget)
+	}
+	// Another rendering under the same key is not given this one's encoding.
+	c.AddEncoding("k99", `"v1-other"`, Encoded{Coding: "br", Body: []byte("y")})
+	if e, _ := c.Get("k99"); len(e.Encoded) != 1 {
+		t.Errorf("an encoding of another rendering was added: %+v", e.Encoded)
+	}
+
+	// An entry larger than the budget is not kept, and a replaced entry is
+	// counted once.
+	c.Put("huge", "v1", Entry{Body: make([]byte, budget)})
+	if _, ok := c.Get("huge"); ok {
+		t.Error("an entry larger than the budget was kept")
+	}
+	c.SetVersion("v2")
+	c.Put("k", "v2", Entry{Body: body})
+	one := c.Bytes()
+	c.Put("k", "v2", Entry{Body: body})
+	if c.Bytes() != one {
+		t.Errorf("replacing an entry counted it twice: %d bytes, want %d", c.Bytes(), one)
+	}
+	c.SetVersion("v3")
+	if c.Bytes() != 0 || c.Len() != 0 {
+		t.Errorf("a new version left %d entries, %d bytes", c.Len(), c.Bytes())
 	}
 }

@@ -80,7 +80,7 @@ func TestAPI(t *testing.T) {
 		{name: "disabled-key", req: request{path: "/api/v1/bodyparts", keyID: "key_disabled"}},
 		{name: "auth-failures-limited", before: []request{
 			{path: "/api/v1/bodyparts", keyID: "exdb_guess1"}, {path: "/api/v1/bodyparts", keyID: "exdb_guess2"}, {path: "/api/v1/bodyparts", keyID: "exdb_guess3"},
-		}, req: request{path: "/api/v1/bodyparts", keyID: "key_mega"}},
+		}, req: request{path: "/api/v1/bodyparts", keyID: "exdb_guess4"}}, // a valid key would pass
 		{name: "no-subscription", req: request{path: "/api/v1/bodyparts", keyID: "key_video"}},
 		{name: "plan-not-offered", req: request{path: "/api/v1/bodyparts", keyID: "key_noplan"}},
 		{name: "operation-not-in-plan", req: request{path: "/api/v1/exercises", keyID: "key_basic"}},

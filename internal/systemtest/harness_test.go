@@ -62,11 +62,14 @@ type system struct {
 
 // options adjust a system before it starts.
 type options struct {
-	catalogDown bool // the gateway's catalog connection leads nowhere
-	nilCatalog  bool // no catalog client at all: every catalog call panics
-	cache       bool // a response cache that follows the catalogue version
-	tracing     bool // OpenTelemetry on both sides (global provider)
-	embedded    bool // the embedded catalogue instead of testdata/catalogue.json
+	catalogDown bool     // the gateway's catalog connection leads nowhere
+	nilCatalog  bool     // no catalog client at all: every catalog call panics
+	cache       bool     // a response cache that follows the catalogue version
+	tracing     bool     // OpenTelemetry on both sides (global provider)
+	embedded    bool     // the embedded catalogue instead of testdata/catalogue.json
+	cors        []string // allowed CORS origins
+	compression bool     // gzip for clients that accept it
+	noDocsURL   bool     // docs_url unset: links from the request's host
 }
 
 // start runs the catalog (testdata/catalogue.json) over bufconn and the
@@ -111,6 +114,9 @@ func start(t testing.TB, opts options) *system {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
+	if err := client.Instrument(log, s.reg); err != nil {
+		t.Fatal(err)
+	}
 	var catalogClient = client
 	if opts.nilCatalog {
 		catalogClient = nil
@@ -138,7 +144,7 @@ func start(t testing.TB, opts options) *system {
 		t.Fatal(err)
 	}
 	if opts.cache {
-		if s.cache, err = respcache.New(100); err != nil {
+		if s.cache, err = respcache.New(100, 8<<20); err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -146,19 +152,24 @@ func start(t testing.TB, opts options) *system {
 		go func() { client.Watch(ctx, s.cache.SetVersion); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
+	if opts.noDocsURL {
+		cfg.DocsURL = ""
+	}
 	now := func() time.Time { return clock }
 	h, err := httpapi.New(httpapi.Deps{
-		Products: products,
-		Keys:     func() *keys.Set { return set },
-		Limits:   limit.NewMemory(now),
-		Failures: limit.NewFailures(limit.Rate{Requests: 3, Per: time.Minute, Burst: 3}, now),
-		Catalog:  catalogClient,
-		DocsURL:  cfg.DocsURL,
-		Log:      log,
-		Metrics:  s.reg,
-		Now:      now,
-		Cache:    s.cache,
-		Tracing:  opts.tracing,
+		Products:    products,
+		Keys:        func() *keys.Set { return set },
+		Limits:      limit.NewMemory(now),
+		Failures:    limit.NewFailures(limit.Rate{Requests: 3, Per: time.Minute, Burst: 3}, now),
+		Catalog:     catalogClient,
+		DocsURL:     cfg.DocsURL,
+		Log:         log,
+		Metrics:     s.reg,
+		Now:         now,
+		Cache:       s.cache,
+		Tracing:     opts.tracing,
+		CORSOrigins: opts.cors,
+		Compression: opts.compression,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,9 @@ func TestMetricNames(t *testing.T) {
 		{"gateway", s.reg, []string{
 			"exercisedb_gateway_requests_total", "exercisedb_gateway_request_duration_seconds",
 			"exercisedb_gateway_limit_decisions_total", "exercisedb_gateway_auth_failures_total",
-			"exercisedb_gateway_response_cache_total",
+			"exercisedb_gateway_response_cache_total", "exercisedb_gateway_response_cache_bytes",
+			"exercisedb_gateway_response_cache_entries",
+			"exercisedb_gateway_catalog_outages_total", "exercisedb_gateway_catalog_available",
 		}},
 		{"catalog", s.catReg, []string{
 			"grpc_server_handled_total", "grpc_server_handling_seconds", "grpc_server_started_total",

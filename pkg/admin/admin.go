@@ -1,21 +1,36 @@
 // Package admin is the operators' HTTP surface of a binary: liveness at
-// /healthz, readiness at /readyz, Prometheus metrics at /metrics and the Go
-// profiler at /debug/pprof/. It is served on its own address, never on the
-// public one.
+// /healthz, readiness at /readyz, Prometheus metrics at /metrics and, when
+// enabled, the Go profiler at /debug/pprof/, the last two optionally behind
+// a bearer token. It is served on its own address, never on the public one.
 package admin
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
+// Options are the operator's choices for the admin routes.
+type Options struct {
+	// TokenHash, "sha256:<hex>" (see HashToken), protects /metrics and the
+	// profiler: they then need Authorization: Bearer <token>. Empty leaves
+	// them open. /healthz and /readyz stay open, for probes.
+	TokenHash string
+	// Pprof serves the Go profiler at /debug/pprof/: off by default, as a
+	// profile is a way to load a process and a view into its memory.
+	Pprof bool
+}
+
 // Handler returns the admin routes. ready reports why the process cannot
 // take traffic, or nil when it can; gatherer supplies /metrics.
-func Handler(ready func() error, gatherer prometheus.Gatherer) http.Handler {
+func Handler(ready func() error, gatherer prometheus.Gatherer, o Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok")
@@ -27,13 +42,46 @@ func Handler(ready func() error, gatherer prometheus.Gatherer) http.Handler {
 		}
 		writeText(w, http.StatusOK, "ready")
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
-	// Profiles are how hot paths are found on a live process; the admin
-	// listener is internal, like the profiles.
-	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	guard := func(h http.Handler) http.Handler { return RequireToken(o.TokenHash, h) }
+	mux.Handle("GET /metrics", guard(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
+	if o.Pprof {
+		mux.Handle("GET /debug/pprof/", guard(http.HandlerFunc(pprof.Index)))
+		mux.Handle("GET /debug/pprof/profile", guard(http.HandlerFunc(pprof.Profile)))
+		mux.Handle("GET /debug/pprof/trace", guard(http.HandlerFunc(pprof.Trace)))
+	}
 	return mux
+}
+
+// HashToken returns the form of a token's hash that configuration holds:
+// "sha256:" and the hex SHA-256 of the token.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// RequireToken lets through only requests whose bearer token hashes to
+// tokenHash (compared in constant time); others get 401. An empty
+// tokenHash lets every request through.
+func RequireToken(tokenHash string, h http.Handler) http.Handler {
+	if tokenHash == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !ValidToken(tokenHash, r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="admin"`)
+			writeText(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <admin token>")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ValidToken reports whether r carries Authorization: Bearer <token> whose
+// hash is tokenHash (compared in constant time). An empty tokenHash
+// matches nothing.
+func ValidToken(tokenHash string, r *http.Request) bool {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && tokenHash != "" && subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(tokenHash)) == 1
 }
 
 // Server wraps h with the timeouts an admin listener needs.

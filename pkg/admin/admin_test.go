@@ -15,7 +15,7 @@ func TestHandler(t *testing.T) {
 	var notReady error
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Name: "test_total", Help: "A test counter."}))
-	srv := httptest.NewServer(Handler(func() error { return notReady }, reg))
+	srv := httptest.NewServer(Handler(func() error { return notReady }, reg, Options{Pprof: true}))
 	defer srv.Close()
 	get := func(method, path string) (int, string) {
 		t.Helper()
@@ -50,5 +50,55 @@ func TestHandler(t *testing.T) {
 		if code != tt.code || !strings.Contains(body, tt.body) {
 			t.Errorf("%s %s (not ready: %v) = %d %q, want %d containing %q", tt.method, tt.path, tt.notReady, code, body, tt.code, tt.body)
 		}
+	}
+}
+
+func TestOptions(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	get := func(h http.Handler, path, auth string) int {
+		t.Helper()
+		req := httptest.NewRequest("GET", path, nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: 401 without WWW-Authenticate", path)
+		}
+		return w.Code
+	}
+	ready := func() error { return nil }
+
+	// By default the profiler is off and /metrics open.
+	h := Handler(ready, reg, Options{})
+	if code := get(h, "/debug/pprof/", ""); code != http.StatusNotFound {
+		t.Errorf("pprof by default: %d, want 404", code)
+	}
+	if code := get(h, "/metrics", ""); code != http.StatusOK {
+		t.Errorf("/metrics without a token configured: %d", code)
+	}
+
+	// With a token, /metrics and pprof need it; probes never do.
+	h = Handler(ready, reg, Options{Pprof: true, TokenHash: HashToken("s3cret")})
+	for _, tt := range []struct {
+		path, auth string
+		code       int
+	}{
+		{"/metrics", "", 401},
+		{"/metrics", "Bearer wrong", 401},
+		{"/metrics", "Basic czNjcmV0", 401},
+		{"/metrics", "Bearer s3cret", 200},
+		{"/debug/pprof/", "", 401},
+		{"/debug/pprof/", "Bearer s3cret", 200},
+		{"/healthz", "", 200},
+		{"/readyz", "", 200},
+	} {
+		if code := get(h, tt.path, tt.auth); code != tt.code {
+			t.Errorf("%s with %q: %d, want %d", tt.path, tt.auth, code, tt.code)
+		}
+	}
+	if got := HashToken("s3cret"); !strings.HasPrefix(got, "sha256:") || len(got) != len("sha256:")+64 {
+		t.Errorf("HashToken = %q", got)
 	}
 }

@@ -14,10 +14,17 @@ import (
 )
 
 // HTTP serves srv on ln until ctx ends, then stops accepting, waits up to
-// grace for requests in flight, and closes what remains.
+// grace for requests in flight, and closes what remains. With a TLSConfig,
+// srv speaks HTTPS, HTTP/2 included (its certificates come from TLSConfig).
 func HTTP(ctx context.Context, ln net.Listener, srv *http.Server, grace time.Duration) error {
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if srv.TLSConfig != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err

@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/cors"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+)
+
+// withCORS lets browser apps of the allowed origins call the API: it answers
+// their preflights (204, before any key is asked for, since a browser never
+// sends one on a preflight) and marks every response to them, error
+// envelopes included, with the origin and the headers a client needs to
+// read. rs/cors does the negotiation: the rules (which preflights, Vary:
+// Origin, the "*" origin, header matching) are subtle and well covered there.
+// No origins means no CORS headers at all.
+func withCORS(h http.Handler, allowedOrigins []string) http.Handler {
+	if len(allowedOrigins) == 0 {
+		return h
+	}
+	return cors.New(cors.Options{
+		AllowedOrigins: allowedOrigins,
+		AllowedMethods: []string{http.MethodGet, http.MethodHead},
+		AllowedHeaders: []string{"X-Gateway-Key", "X-Gateway-Host", "If-None-Match", "If-Match", "Traceparent", "Tracestate"},
+		ExposedHeaders: []string{
+			"X-Request-Id", "ETag", "Retry-After", "RateLimit", "RateLimit-Policy",
+			"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
+			"X-RateLimit-Requests-Limit", "X-RateLimit-Requests-Remaining", "X-RateLimit-Requests-Reset",
+		},
+		// Keys travel in a header, never in cookies: no credentials.
+		MaxAge: int((10 * time.Minute).Seconds()),
+	}).Handler(h)
+}
+
+// refuseBodies refuses a request that carries a body by Transfer-Encoding,
+// and closes its connection. No route of the API takes a body, and a
+// request with both Transfer-Encoding and Content-Length is the classic
+// request smuggling vector behind a proxy that reads the other header.
+// net/http drops Content-Length from such a request before a handler sees
+// it, so the two cannot be told apart here: any Transfer-Encoding is
+// refused.
+func (a *api) refuseBodies(c *gin.Context) {
+	if len(c.Request.TransferEncoding) == 0 {
+		return
+	}
+	c.Header("Connection", "close")
+	a.fail(c, apierror.New(http.StatusBadRequest,
+		"Transfer-Encoding is not accepted: requests to this API carry no body (a request with both Transfer-Encoding and Content-Length is refused and its connection closed)."))
+}

@@ -1,0 +1,190 @@
+package systemtest
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCORS(t *testing.T) {
+	s := start(t, options{cors: []string{"https://app.example.com", "https://*.example.org"}})
+	const listing = "/api/v1/exercises?limit=1"
+	exposed := []string{"X-Request-Id", "ETag", "Retry-After", "RateLimit", "X-RateLimit-Remaining"}
+
+	t.Run("preflight from an allowed origin, no key", func(t *testing.T) {
+		for _, origin := range []string{"https://app.example.com", "https://staging.example.org"} {
+			resp, body := s.do(t, request{method: http.MethodOptions, path: listing, headers: map[string]string{
+				"Origin": origin, "Access-Control-Request-Method": "GET",
+				"Access-Control-Request-Headers": "x-gateway-host,x-gateway-key", // as browsers send it: sorted, lower case
+			}})
+			if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
+				t.Fatalf("%s: %d %q, want 204 and no body", origin, resp.StatusCode, body)
+			}
+			h := resp.Header
+			if h.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "GET") ||
+				!strings.Contains(strings.ToLower(h.Get("Access-Control-Allow-Headers")), "x-gateway-key") || h.Get("Access-Control-Max-Age") == "" {
+				t.Errorf("%s: preflight headers %v", origin, h)
+			}
+			if h.Get("Access-Control-Allow-Credentials") != "" {
+				t.Errorf("credentials allowed: keys travel in a header, never in cookies")
+			}
+		}
+	})
+	t.Run("preflight from a refused origin", func(t *testing.T) {
+		resp, _ := s.do(t, request{method: http.MethodOptions, path: listing, headers: map[string]string{
+			"Origin": "https://evil.example.net", "Access-Control-Request-Method": "GET",
+		}})
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
+			t.Errorf("refused origin got Access-Control-Allow-Origin %q", got)
+		}
+	})
+	t.Run("simple requests, successes and envelopes", func(t *testing.T) {
+		for _, tt := range []struct {
+			key    string
+			status int
+		}{{"key_pro", 200}, {"", 401}, {"key_basic", 403}} {
+			path := listing
+			if tt.key == "key_basic" {
+				path = "/api/v1/exercises/" + idOf(t, "barbell bench press") + "/alternatives"
+			}
+			resp, body := s.do(t, request{path: path, keyID: tt.key, headers: map[string]string{"Origin": "https://app.example.com"}})
+			if resp.StatusCode != tt.status {
+				t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+			}
+			h := resp.Header
+			if h.Get("Access-Control-Allow-Origin") != "https://app.example.com" || !strings.Contains(h.Get("Vary"), "Origin") {
+				t.Errorf("%d: Access-Control-Allow-Origin %q, Vary %q", tt.status, h.Get("Access-Control-Allow-Origin"), h.Get("Vary"))
+			}
+			for _, name := range exposed {
+				if !strings.Contains(strings.ToLower(h.Get("Access-Control-Expose-Headers")), strings.ToLower(name)) {
+					t.Errorf("%d: %s not exposed: %q", tt.status, name, h.Get("Access-Control-Expose-Headers"))
+				}
+			}
+		}
+		resp, _ := s.do(t, request{path: listing, keyID: "key_pro", headers: map[string]string{"Origin": "https://evil.example.net"}})
+		if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("refused origin: %d, Access-Control-Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+		}
+	})
+	t.Run("OPTIONS that is not a preflight", func(t *testing.T) {
+		resp, body := s.do(t, request{method: http.MethodOptions, path: listing, keyID: "key_pro"})
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(string(body), "METHOD_NOT_ALLOWED") {
+			t.Errorf("%d %v %s", resp.StatusCode, resp.Header, body)
+		}
+	})
+
+	// Without configured origins, no CORS header is ever sent.
+	plain := start(t, options{})
+	resp, _ := plain.do(t, request{method: http.MethodOptions, path: listing, headers: map[string]string{
+		"Origin": "https://app.example.com", "Access-Control-Request-Method": "GET",
+	}})
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS off: preflight got %d, Access-Control-Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+}
+
+// TestTransferEncodingRefused sends raw requests: Go's client would not
+// send both framing headers.
+func TestTransferEncodingRefused(t *testing.T) {
+	s := start(t, options{})
+	for _, framing := range []string{
+		"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+		"Transfer-Encoding: chunked\r\n",
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(s.gateway.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		req := "GET /api/v1/exercises?limit=1 HTTP/1.1\r\nHost: api.example.test\r\nX-Gateway-Key: " + testKeys["key_pro"].key + "\r\n" +
+			framing + "\r\n0\r\n\r\n" +
+			// A smuggled request that must never be answered.
+			"GET /api/v1/liveness HTTP/1.1\r\nHost: api.example.test\r\n\r\n"
+		if _, err := io.WriteString(conn, req); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		var env struct {
+			Error struct{ Code, Message string }
+		}
+		if resp.StatusCode != 400 || json.Unmarshal(body, &env) != nil || env.Error.Code != "BAD_REQUEST" || !strings.Contains(env.Error.Message, "Transfer-Encoding") {
+			t.Errorf("%q: %d %s, want a 400 envelope naming Transfer-Encoding", framing, resp.StatusCode, body)
+		}
+		if !resp.Close {
+			t.Errorf("%q: the response does not close the connection", framing)
+		}
+		if rest, _ := io.ReadAll(r); len(rest) != 0 {
+			t.Errorf("%q: the connection answered more: %q", framing, rest)
+		}
+	}
+}
+
+// TestForgedHostNotInCacheableOutput: the documentation pages are publicly
+// cacheable, so a Host chosen by a client must not appear in them.
+func TestForgedHostNotInCacheableOutput(t *testing.T) {
+	s := start(t, options{noDocsURL: true})
+	const forged = "evil.example.net"
+	for _, path := range []string{"/docs/errors", "/docs/errors/code/NOT_FOUND", "/openapi.json"} {
+		resp, body := s.do(t, request{path: path, headers: map[string]string{"Host": forged}})
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", path, resp.StatusCode)
+		}
+		if strings.Contains(string(body), forged) {
+			t.Errorf("%s (%s) shows the forged host:\n%s", path, resp.Header.Get("Cache-Control"), body)
+		}
+	}
+	// The pages' links still resolve on this gateway.
+	_, body := s.do(t, request{path: "/docs/errors", headers: map[string]string{"Host": forged}})
+	if !strings.Contains(string(body), `href="/docs/errors/code/NOT_FOUND"`) {
+		t.Errorf("index links are not relative to this gateway:\n%s", body)
+	}
+	// Envelopes are not cacheable (no-store): their docs link may follow
+	// the host the client used.
+	resp, _ := s.do(t, request{path: "/nope", headers: map[string]string{"Host": forged}})
+	if resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("envelope Cache-Control %q, want no-store", resp.Header.Get("Cache-Control"))
+	}
+}
+
+// TestNetHTTPAnswers holds the list of docs/gateway.md of what net/http
+// answers before the gateway gets control (the 431 for headers over 64 KiB
+// is cmd/gateway's server setting, not httptest's).
+func TestNetHTTPAnswers(t *testing.T) {
+	s := start(t, options{})
+	for _, tt := range []struct {
+		raw  string
+		code int
+	}{
+		{"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 200},
+		{"GET /api/v1/liveness HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501},
+		{"GET /api/v1/liveness HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400},
+		{"GET /api/v1/liveness HTTP/3.0\r\nHost: x\r\n\r\n", 505},
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(s.gateway.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		go io.WriteString(conn, tt.raw)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		conn.Close()
+		if err != nil {
+			t.Errorf("%.60q: %v", tt.raw, err)
+			continue
+		}
+		if resp.StatusCode != tt.code {
+			t.Errorf("%.60q: %d, want %d", tt.raw, resp.StatusCode, tt.code)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package tlsfiles
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+
+	"google.golang.org/grpc/credentials"
+)
+
+// ServerConfig returns a server configuration presenting the current key
+// pair. With a CA file, a client must present a certificate signed by the
+// current CA for client authentication: tls.RequireAndVerifyClientCert,
+// with the chain checked in VerifyConnection against the CA of the moment.
+//
+// The material is read per handshake through GetCertificate and
+// VerifyConnection rather than a GetConfigForClient: the configuration
+// that one returns replaces the copy to which net/http adds its ALPN
+// protocols, so HTTP/2 would be lost. NextProtos is left to the server
+// (net/http and grpc-go each add theirs).
+func (s *Source) ServerConfig() *tls.Config {
+	c := &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+			if m := s.cur.Load(); m.cert != nil {
+				return m.cert, nil
+			}
+			return nil, errors.New("tlsfiles: no certificate file")
+		},
+	}
+	if s.files.CAFile != "" {
+		c.ClientAuth = tls.RequireAnyClientCert // verified below
+		c.VerifyConnection = func(cs tls.ConnectionState) error {
+			return verifyClient(cs.PeerCertificates, s.cur.Load().pool)
+		}
+	}
+	return c
+}
+
+// verifyClient checks a client's chain as tls.RequireAndVerifyClientCert
+// does.
+func verifyClient(chain []*x509.Certificate, roots *x509.CertPool) error {
+	if len(chain) == 0 {
+		return errors.New("tlsfiles: no client certificate")
+	}
+	inter := x509.NewCertPool()
+	for _, c := range chain[1:] {
+		inter.AddCert(c)
+	}
+	_, err := chain[0].Verify(x509.VerifyOptions{
+		Roots: roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+	return err
+}
+
+// ClientConfig returns a client configuration of the current material: the
+// CA file's certificates as the roots (the system's without a CA file), the
+// key pair as client certificate, and serverName as the name the server's
+// certificate must carry (empty: the host dialled). It is a snapshot: take
+// one per connection, as ClientCredentials does, to follow rotations.
+func (s *Source) ClientConfig(serverName string) *tls.Config {
+	m := s.cur.Load()
+	c := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: m.pool, ServerName: serverName}
+	if m.cert != nil {
+		c.Certificates = []tls.Certificate{*m.cert}
+	}
+	return c
+}
+
+// ClientCredentials returns gRPC transport credentials that handshake with
+// the ClientConfig(serverName) of the moment, so that a reloaded CA or
+// client certificate applies from the next connection on.
+func (s *Source) ClientCredentials(serverName string) credentials.TransportCredentials {
+	return &clientCredentials{TransportCredentials: credentials.NewTLS(s.ClientConfig(serverName)), src: s, serverName: serverName}
+}
+
+// clientCredentials is credentials.NewTLS with a configuration made afresh
+// for each handshake; the embedded credentials answer Info and the rest.
+type clientCredentials struct {
+	credentials.TransportCredentials
+	src        *Source
+	serverName string
+}
+
+func (c *clientCredentials) ClientHandshake(ctx context.Context, authority string, conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	return credentials.NewTLS(c.src.ClientConfig(c.serverName)).ClientHandshake(ctx, authority, conn)
+}
+
+func (c *clientCredentials) Clone() credentials.TransportCredentials {
+	return c.src.ClientCredentials(c.serverName)
+}

@@ -1,0 +1,357 @@
+package tlsfiles
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exercisedb/exercisedb/internal/testcerts"
+	"github.com/exercisedb/exercisedb/internal/testlog"
+)
+
+// pollTimeout bounds waits for a reload; never a measured threshold.
+const pollTimeout = 20 * time.Second
+
+func newLog() (*slog.Logger, *testlog.Buffer) {
+	buf := &testlog.Buffer{}
+	return slog.New(slog.NewTextHandler(buf, nil)), buf
+}
+
+// serveTLS answers "ok" on every connection whose handshake succeeds.
+func serveTLS(t *testing.T, cfg *tls.Config) string {
+	t.Helper()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if c.(*tls.Conn).Handshake() == nil {
+					c.Write([]byte("ok"))
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// call connects to addr with cfg and reads the server's answer: with TLS
+// 1.3 a refused client certificate shows only when reading.
+func call(addr string, cfg *tls.Config) error {
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: pollTimeout}, "tcp", addr, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(pollTimeout))
+	_, err = io.ReadFull(c, make([]byte, 2))
+	return err
+}
+
+// clientOf is a client configuration trusting ca and presenting pair.
+func clientOf(t *testing.T, ca *testcerts.CA, pair *testcerts.Pair) *tls.Config {
+	c := &tls.Config{RootCAs: ca.Pool(), ServerName: "catalog"}
+	if pair != nil {
+		c.Certificates = []tls.Certificate{pair.TLS(t)}
+	}
+	return c
+}
+
+// eventually polls cond until it holds, for at most pollTimeout.
+func eventually(t *testing.T, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(pollTimeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v: %v", what, pollTimeout, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// watch runs s.watch until the test ends and returns once files are watched.
+func watch(t *testing.T, s *Source) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	started, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- s.watch(ctx, func() { close(started) }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("watch: %v", err)
+		}
+	})
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("watch: %v", err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "ca")
+	cert, key := ca.Server(t, "catalog").Write(t, dir, "server")
+	_, otherKey := ca.Server(t, "catalog").Write(t, dir, "other")
+	caFile := filepath.Join(dir, "ca.crt")
+	testcerts.WriteFile(t, caFile, ca.PEM)
+	half := filepath.Join(dir, "half.crt")
+	data, _ := os.ReadFile(cert)
+	testcerts.WriteFile(t, half, data[:len(data)/2])
+	truncated := filepath.Join(dir, "truncated.crt") // a chain cut in its second certificate
+	testcerts.WriteFile(t, truncated, append(append([]byte{}, data...), ca.PEM[:len(ca.PEM)/2]...))
+	garbage := filepath.Join(dir, "garbage.crt")
+	testcerts.WriteFile(t, garbage, []byte("not a certificate\n"))
+	keyAsCA := filepath.Join(dir, "keyasca.crt")
+	keyData, _ := os.ReadFile(key)
+	testcerts.WriteFile(t, keyAsCA, append(append([]byte{}, ca.PEM...), keyData...))
+
+	tests := []struct {
+		name  string
+		files Files
+		want  string // in the error
+	}{
+		{"cert without key", Files{CertFile: cert}, "go together"},
+		{"nothing", Files{}, "no file"},
+		{"missing cert", Files{CertFile: filepath.Join(dir, "none.crt"), KeyFile: key}, "none.crt"},
+		{"missing CA", Files{CAFile: filepath.Join(dir, "none-ca.crt")}, "none-ca.crt"},
+		{"key of another certificate", Files{CertFile: cert, KeyFile: otherKey}, "other.key"},
+		{"half-written certificate", Files{CertFile: half, KeyFile: key}, "half.crt: no complete PEM block"},
+		{"chain cut short", Files{CertFile: truncated, KeyFile: key}, "truncated.crt: data after the last complete PEM block"},
+		{"no PEM", Files{CAFile: garbage}, "garbage.crt: no complete PEM block"},
+		{"key in the CA file", Files{CAFile: keyAsCA}, "keyasca.crt: a PRIVATE KEY block"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log, _ := newLog()
+			_, err := Load(tt.files, log)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Load = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	log, _ := newLog()
+	if _, err := Load(Files{CertFile: cert, KeyFile: key, CAFile: caFile}, log); err != nil {
+		t.Errorf("good files: %v", err)
+	}
+}
+
+func TestServerRequiresClientCertificate(t *testing.T) {
+	dir := t.TempDir()
+	ca, other := testcerts.NewCA(t, "ca"), testcerts.NewCA(t, "other")
+	cert, key := ca.Server(t, "catalog").Write(t, dir, "server")
+	caFile := filepath.Join(dir, "ca.crt")
+	testcerts.WriteFile(t, caFile, ca.PEM)
+	log, _ := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key, CAFile: caFile}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveTLS(t, s.ServerConfig())
+	good, stranger := ca.Client(t, "gateway"), other.Client(t, "gateway")
+	serverAsClient := ca.Server(t, "catalog") // signed by the CA, but not for client use
+	for _, tt := range []struct {
+		name string
+		cfg  *tls.Config
+		ok   bool
+	}{
+		{"client certificate of the CA", clientOf(t, ca, &good), true},
+		{"no client certificate", clientOf(t, ca, nil), false},
+		{"client certificate of another CA", clientOf(t, ca, &stranger), false},
+		{"server certificate as client certificate", clientOf(t, ca, &serverAsClient), false},
+		{"client not trusting the server", clientOf(t, other, &good), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := call(addr, tt.cfg); (err == nil) != tt.ok {
+				t.Errorf("call = %v, want success %v", err, tt.ok)
+			}
+		})
+	}
+}
+
+// TestServerRotation replaces the server's certificate and client CA with
+// those of a new CA while it serves.
+func TestServerRotation(t *testing.T) {
+	dir := t.TempDir()
+	ca1, ca2 := testcerts.NewCA(t, "ca1"), testcerts.NewCA(t, "ca2")
+	cert, key := ca1.Server(t, "catalog").Write(t, dir, "server")
+	caFile := filepath.Join(dir, "ca.crt")
+	testcerts.WriteFile(t, caFile, ca1.PEM)
+	log, logged := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key, CAFile: caFile}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch(t, s)
+	addr := serveTLS(t, s.ServerConfig())
+	client1, client2 := ca1.Client(t, "gateway"), ca2.Client(t, "gateway")
+	if err := call(addr, clientOf(t, ca1, &client1)); err != nil {
+		t.Fatalf("before rotation: %v", err)
+	}
+
+	ca2.Server(t, "catalog").Write(t, dir, "server")
+	testcerts.WriteFile(t, caFile, ca2.PEM)
+	eventually(t, "the new CA's client connects", func() error { return call(addr, clientOf(t, ca2, &client2)) })
+	if err := call(addr, clientOf(t, ca1, &client1)); err == nil {
+		t.Error("the old CA's client still connects after rotation")
+	}
+	if !strings.Contains(logged.String(), "TLS files reloaded") {
+		t.Errorf("no reload logged:\n%s", logged)
+	}
+}
+
+// TestClientRotation replaces the client's certificate and trusted CA
+// with those of a new CA.
+func TestClientRotation(t *testing.T) {
+	dir := t.TempDir()
+	ca1, ca2 := testcerts.NewCA(t, "ca1"), testcerts.NewCA(t, "ca2")
+	server := func(ca *testcerts.CA) string {
+		return serveTLS(t, &tls.Config{
+			Certificates: []tls.Certificate{ca.Server(t, "catalog").TLS(t)},
+			ClientCAs:    ca.Pool(), ClientAuth: tls.RequireAndVerifyClientCert,
+		})
+	}
+	old, rotated := server(ca1), server(ca2)
+	cert, key := ca1.Client(t, "gateway").Write(t, dir, "client")
+	caFile := filepath.Join(dir, "ca.crt")
+	testcerts.WriteFile(t, caFile, ca1.PEM)
+	log, _ := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key, CAFile: caFile}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch(t, s)
+	if err := call(old, s.ClientConfig("catalog")); err != nil {
+		t.Fatalf("before rotation: %v", err)
+	}
+	if err := call(old, s.ClientConfig("elsewhere")); err == nil {
+		t.Error("a server certificate for another name was accepted")
+	}
+
+	ca2.Client(t, "gateway").Write(t, dir, "client")
+	testcerts.WriteFile(t, caFile, ca2.PEM)
+	eventually(t, "the client reaches the new CA's server", func() error { return call(rotated, s.ClientConfig("catalog")) })
+	if err := call(old, s.ClientConfig("catalog")); err == nil {
+		t.Error("the client still trusts the old CA after rotation")
+	}
+}
+
+// TestFailedReloadKeepsMaterial: a key that does not match, or a file
+// caught half written, leaves the previous material in use.
+func TestFailedReloadKeepsMaterial(t *testing.T) {
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "ca")
+	pair := ca.Server(t, "catalog")
+	cert, key := pair.Write(t, dir, "server")
+	log, logged := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveTLS(t, s.ServerConfig())
+	testcerts.WriteFile(t, key, ca.Server(t, "catalog").KeyPEM)
+	if err := s.Reload(); err == nil {
+		t.Fatal("Reload with a key of another certificate succeeded")
+	}
+	testcerts.WriteFile(t, key, pair.KeyPEM)
+	testcerts.WriteFile(t, cert, pair.CertPEM[:len(pair.CertPEM)-20])
+	if err := s.Reload(); err == nil {
+		t.Fatal("Reload of a half-written certificate succeeded")
+	}
+	if n := strings.Count(logged.String(), "TLS files reload failed"); n != 2 {
+		t.Errorf("%d warnings logged, want 2:\n%s", n, logged)
+	}
+	if err := call(addr, clientOf(t, ca, nil)); err != nil {
+		t.Errorf("after failed reloads: %v", err)
+	}
+}
+
+// TestHTTPServerKeepsHTTP2 serves net/http with ServerConfig: the ALPN
+// protocols net/http adds must survive, so HTTP/2 is negotiated.
+func TestHTTPServerKeepsHTTP2(t *testing.T) {
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "ca")
+	cert, key := ca.Server(t, "127.0.0.1").Write(t, dir, "server")
+	log, _ := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{TLSConfig: s.ServerConfig(), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})}
+	go srv.ServeTLS(ln, "", "")
+	t.Cleanup(func() { srv.Close() })
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool()}, ForceAttemptHTTP2: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	resp, err := (&http.Client{Transport: tr}).Get("https://" + ln.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Proto != "HTTP/2.0" {
+		t.Errorf("protocol %s, want HTTP/2.0", resp.Proto)
+	}
+}
+
+// TestSecretVolumeSwap rotates the files the way a Kubernetes Secret
+// volume does: the names are symlinks through ..data, and an update
+// writes a new directory and swaps the ..data symlink to it.
+func TestSecretVolumeSwap(t *testing.T) {
+	dir := t.TempDir()
+	ca1, ca2 := testcerts.NewCA(t, "ca1"), testcerts.NewCA(t, "ca2")
+	publish := func(version string, ca *testcerts.CA) {
+		t.Helper()
+		ca.Server(t, "catalog").Write(t, filepath.Join(dir, version), "tls")
+		if err := os.Symlink(version, filepath.Join(dir, "..data_tmp")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []string{"..v1", "..v2"} {
+		if err := os.Mkdir(filepath.Join(dir, v), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish("..v1", ca1)
+	for _, name := range []string{"tls.crt", "tls.key"} {
+		if err := os.Symlink(filepath.Join("..data", name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, _ := newLog()
+	s, err := Load(Files{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch(t, s)
+	addr := serveTLS(t, s.ServerConfig())
+	if err := call(addr, clientOf(t, ca1, nil)); err != nil {
+		t.Fatalf("before the swap: %v", err)
+	}
+	publish("..v2", ca2)
+	eventually(t, "the certificate of the new ..data", func() error { return call(addr, clientOf(t, ca2, nil)) })
+}
