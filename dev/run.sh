@@ -19,18 +19,20 @@ echo "Building bin/catalog and bin/gateway (the first build downloads modules an
 start=$SECONDS
 go build -o bin/ ./...
 echo "Built in $((SECONDS - start))s."
-tmp=$(mktemp -d)
 pids=()
 cleanup() {
   [ ${#pids[@]} -eq 0 ] || kill -TERM "${pids[@]}" 2>/dev/null || true
   wait 2>/dev/null || true
-  rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-export GATEWAY_KEYS_FILE="$tmp/keys.yaml"
-key=$(bin/gateway keys create -config dev/gateway.yaml -name "development key" \
+# The keys live in dev/keys.yaml (not in git), which the gateway follows:
+# keys made with "bin/gateway keys create -config dev/gateway.yaml" while
+# it runs work at once, and stay for the next run. The development key is
+# made afresh each run (a key is shown only when it is made).
+bin/gateway keys delete -config dev/gateway.yaml key_dev 2>/dev/null || true
+key=$(bin/gateway keys create -config dev/gateway.yaml -id key_dev -name "development key" \
   -product exercisedb=Pro -product exercisedb-video=Ultra)
 
 bin/catalog -log-format text &

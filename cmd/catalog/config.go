@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/exercisedb/exercisedb/pkg/buildinfo"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
 // config is everything the catalog binary can be told. Each flag may also
@@ -115,11 +116,7 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 }
 
 func (c config) logger(w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: c.LogLevel}
-	if c.LogFormat == "text" {
-		return slog.New(slog.NewTextHandler(w, opts))
-	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return logging.New(w, c.LogFormat, c.LogLevel)
 }
 
 // LogValue renders the configuration for the start-up log: durations as

@@ -1,32 +1,100 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 )
 
-// createKey makes a new key, appends its hash to the keys file, and prints
-// the key (alone, on stdout) once.
-func createKey(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gateway keys create", flag.ContinueOnError)
+// keysUsage lists the keys subcommands.
+const keysUsage = "usage: gateway keys create|list|disable|rotate|delete -config gateway.yaml ... (gateway -h tells more)"
+
+// keysCommand runs "gateway keys <verb>" against the store of the
+// configuration: the keys file, or PostgreSQL with keys_postgres_url.
+func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(keysUsage)
+	}
+	verb, args := args[0], args[1:]
+	fs := flag.NewFlagSet("gateway keys "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configPath := fs.String("config", "gateway.yaml", "`path` of the YAML configuration (names the keys file and the products)")
-	name := fs.String("name", "", "what the key is for, e.g. the customer's application")
-	id := fs.String("id", "", "key id (default: a new random key_ id)")
-	var subs productFlags
-	fs.Var(&subs, "product", "`PRODUCT=PLAN` subscription; repeat for several products")
+	configPath := fs.String("config", "gateway.yaml", "`path` of the YAML configuration (names the key store and the products)")
+	var run func(s keys.Store, products *plan.Table) error
+	switch verb {
+	case "create":
+		name := fs.String("name", "", "what the key is for, e.g. the customer's application")
+		id := fs.String("id", "", "key id (default: a new random key_ id)")
+		expires := fs.String("expires", "", "expiry: an RFC 3339 time, or a duration from now such as 720h (default: none)")
+		var subs productFlags
+		fs.Var(&subs, "product", "`PRODUCT=PLAN` subscription; repeat for several products")
+		run = func(s keys.Store, products *plan.Table) error {
+			if len(subs) == 0 {
+				return errors.New("keys create: give at least one -product PRODUCT=PLAN")
+			}
+			if err := products.CheckSubscriptions(subs); err != nil {
+				return fmt.Errorf("keys create: %w in %s", err, *configPath)
+			}
+			exp, err := parseExpiry(*expires)
+			if err != nil {
+				return err
+			}
+			c, err := s.Create(ctx, keys.New{ID: *id, Name: *name, Products: subs, ExpiresAt: exp})
+			if err != nil {
+				return fmt.Errorf("keys create: %w", err)
+			}
+			fmt.Fprintf(stderr, "added key %s to %s; the key is printed once and not stored: keep it now\n", c.ID, storeName(s, *configPath))
+			fmt.Fprintln(stdout, c.Secret)
+			return nil
+		}
+	case "list":
+		run = func(s keys.Store, _ *plan.Table) error { return listKeys(ctx, s, stdout) }
+	case "disable":
+		enable := fs.Bool("enable", false, "enable the key again instead")
+		run = withID(fs, func(s keys.Store, id string) error {
+			disabled := !*enable
+			if _, err := s.Update(ctx, id, keys.Change{Disabled: &disabled}); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "key %s: disabled %v\n", id, disabled)
+			return nil
+		})
+	case "rotate":
+		overlap := fs.Duration("overlap", 24*time.Hour, "how long the old key keeps working")
+		run = withID(fs, func(s keys.Store, id string) error {
+			next, old, err := s.Rotate(ctx, id, *overlap)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "key %s replaces %s, which expires at %s; the new key is printed once: keep it now\n",
+				next.ID, old.ID, old.ExpiresAt.Format(time.RFC3339))
+			fmt.Fprintln(stdout, next.Secret)
+			return nil
+		})
+	case "delete":
+		run = withID(fs, func(s keys.Store, id string) error {
+			if err := s.Delete(ctx, id); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "key %s deleted\n", id)
+			return nil
+		})
+	default:
+		return errors.New(keysUsage)
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
-	}
-	if len(subs) == 0 {
-		return errors.New("keys create: give at least one -product PRODUCT=PLAN")
 	}
 	cfg, err := config.Load(*configPath, getenv)
 	if err != nil {
@@ -36,28 +104,81 @@ func createKey(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	for product, planName := range subs {
-		p, ok := products.ByName(product)
-		if !ok {
-			return fmt.Errorf("keys create: no product %q in %s", product, *configPath)
+	var store keys.Store = keys.FileAt(cfg.KeysFile)
+	if cfg.KeysPostgresURL != "" {
+		pg, err := keys.OpenPostgres(ctx, cfg.KeysPostgresURL, keys.PostgresOptions{})
+		if err != nil {
+			return err
 		}
-		if _, ok := p.Plan(planName); !ok {
-			return fmt.Errorf("keys create: product %q has no plan %q", product, planName)
+		store = pg
+	}
+	defer store.Close()
+	return run(store, products)
+}
+
+// withID runs f with the one argument after the flags, the key's id.
+func withID(fs *flag.FlagSet, f func(s keys.Store, id string) error) func(keys.Store, *plan.Table) error {
+	return func(s keys.Store, _ *plan.Table) error {
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%s: give the key's id after the flags", fs.Name())
 		}
+		if err := f(s, fs.Arg(0)); err != nil {
+			return fmt.Errorf("%s: %w", fs.Name(), err)
+		}
+		return nil
 	}
-	if *id == "" {
-		*id = keys.NewID()
+}
+
+// storeName says where keys live, for messages.
+func storeName(s keys.Store, configPath string) string {
+	if _, ok := s.(*keys.Postgres); ok {
+		return "PostgreSQL (keys_postgres_url of " + configPath + ")"
 	}
-	key, hash, err := keys.Generate()
-	if err != nil {
-		return err
+	return "the keys file of " + configPath
+}
+
+// listKeys prints every key, one line each, in id order.
+func listKeys(ctx context.Context, s keys.Store, stdout io.Writer) error {
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tPRODUCTS\tDISABLED\tEXPIRES\tCREATED")
+	when := func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return t.Format(time.RFC3339)
 	}
-	if err := keys.Append(cfg.KeysFile, keys.Key{ID: *id, Name: *name, Products: subs}, hash); err != nil {
-		return err
+	for after := ""; ; {
+		p, err := s.List(ctx, after, 100)
+		if err != nil {
+			return fmt.Errorf("keys list: %w", err)
+		}
+		for _, k := range p.Keys {
+			var subs []string
+			for _, product := range slices.Sorted(maps.Keys(k.Products)) {
+				subs = append(subs, product+"="+k.Products[product])
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\n", k.ID, cmp.Or(k.Name, "-"), strings.Join(subs, ","), k.Disabled, when(k.ExpiresAt), when(k.CreatedAt))
+		}
+		if !p.More {
+			break
+		}
+		after = p.Keys[len(p.Keys)-1].ID
 	}
-	fmt.Fprintf(stderr, "added key %s to %s; the key is printed once and not stored: keep it now\n", *id, cfg.KeysFile)
-	fmt.Fprintln(stdout, key)
-	return nil
+	return w.Flush()
+}
+
+// parseExpiry reads -expires: RFC 3339, or a duration from now.
+func parseExpiry(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return time.Now().Add(d), nil
+	}
+	return time.Time{}, fmt.Errorf("-expires %q: want an RFC 3339 time such as 2027-01-31T00:00:00Z or a duration such as 720h", s)
 }
 
 // productFlags collects -product PRODUCT=PLAN flags.

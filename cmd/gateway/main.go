@@ -1,6 +1,7 @@
 // Command gateway is the public HTTP edge of the exercise catalogue: it
 // resolves the product, checks the key, applies the plan and calls the
-// catalog. "gateway keys create" adds a key to the keys file.
+// catalog. "gateway keys ..." creates, lists, disables, rotates and deletes
+// keys in the configured key store.
 package main
 
 import (
@@ -41,10 +42,8 @@ func main() {
 // or a subcommand.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	switch {
-	case len(args) >= 2 && args[0] == "keys" && args[1] == "create":
-		return createKey(args[2:], getenv, stdout, stderr)
 	case len(args) >= 1 && args[0] == "keys":
-		return fmt.Errorf("usage: gateway keys create -config gateway.yaml -name NAME -product PRODUCT=PLAN")
+		return keysCommand(ctx, args[1:], getenv, stdout, stderr)
 	}
 	return runServer(ctx, args, getenv, stdout, stderr)
 }
@@ -52,8 +51,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // usage is what -h prints: the commands, the flags and the environment.
 var usage = `Usage:
   gateway [-config gateway.yaml]     serve the public API and the admin listener
-  gateway keys create -config gateway.yaml -name NAME -product PRODUCT=PLAN [-product ...] [-id ID]
-                                     add a key to the configuration's keys file; the key is printed once
+  gateway keys create -config gateway.yaml -name NAME -product PRODUCT=PLAN [-product ...] [-id ID] [-expires TIME]
+                                     add a key to the configuration's key store (keys file or
+                                     keys_postgres_url); the key is printed once
+  gateway keys list -config gateway.yaml
+                                     list the keys (never a key itself)
+  gateway keys disable -config gateway.yaml [-enable] ID
+                                     disable a key (or enable it again)
+  gateway keys rotate -config gateway.yaml [-overlap 24h] ID
+                                     print a new key for the same subscriptions; the old one
+                                     expires after the overlap
+  gateway keys delete -config gateway.yaml ID
+                                     delete a key
   gateway -version                   print the version, commit and Go version
   gateway -h                         print this help
 
@@ -61,6 +70,7 @@ The configuration format and every setting's default: docs/configuration.md.
 
 Environment (each overrides the setting named, when set and not empty):
 ` + config.EnvironmentHelp() + `
-Signals: SIGHUP reloads the keys file (changes on disk are also followed);
+Signals: SIGHUP reloads the keys (file changes and, with PostgreSQL, every
+change through any replica are also followed within a second);
 SIGTERM or SIGINT drain and stop.
 `

@@ -472,6 +472,9 @@ func mustRequest(url string) *http.Request {
 	if err != nil {
 		panic(err)
 	}
+	// The token of the tests that configure admin.token_hash (withKeyService);
+	// without a token hash, the admin routes ignore it.
+	req.Header.Set("Authorization", "Bearer "+adminToken)
 	return req
 }
 

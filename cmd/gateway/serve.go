@@ -23,15 +23,16 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 
+	"github.com/exercisedb/exercisedb/gateway/adminapi"
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/httpapi"
-	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/buildinfo"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 	"github.com/exercisedb/exercisedb/pkg/serve"
 	"github.com/exercisedb/exercisedb/pkg/telemetry"
 	"github.com/exercisedb/exercisedb/pkg/tlsfiles"
@@ -75,27 +76,23 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	keyStore, err := keys.Open(cfg.KeysFile, log)
+	keyStore, err := openKeyStore(ctx, cfg, reg, log)
 	if err != nil {
-		return fmt.Errorf("keys file: %w", err)
+		return err
 	}
-	reloads := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "exercisedb_gateway_key_reloads_total", Help: "Reloads of the keys file, by result.",
-	}, []string{"result"})
-	reg.MustRegister(reloads)
-	keyStore.OnReload = func(err error) {
-		result := "ok"
-		if err != nil {
-			result = "error"
-		}
-		reloads.WithLabelValues(result).Inc()
-	}
+	defer keyStore.Close()
 	auth := limit.Rate{Requests: cfg.AuthFailures.Requests, Per: cfg.AuthFailures.Per, Burst: cfg.AuthFailures.Burst}
 	limits, failures, closeLimits, err := limitStore(ctx, cfg.RateLimit, auth, reg, log)
 	if err != nil {
 		return err
 	}
 	defer closeLimits()
+	meter, stopMeter, err := usageMeter(ctx, cfg.RateLimit, reg, log)
+	if err != nil {
+		return err
+	}
+	// Runs when the servers have stopped: the last flush follows the last request.
+	defer stopMeter()
 	shutdownTracing, err := telemetry.Setup(ctx, "gateway", getenv)
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
@@ -138,6 +135,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		Compression:    cfg.Compression.Enabled,
 		Tracing:        tracing,
 		CORSOrigins:    cfg.CORS.AllowedOrigins,
+		Usage:          meter,
 	})
 	if err != nil {
 		return err
@@ -181,7 +179,11 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		},
 	}, func(ctx context.Context) error {
 		adminOpts := admin.Options{TokenHash: cfg.Admin.TokenHash, Pprof: cfg.Admin.Pprof}
-		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg, adminOpts)), cfg.ShutdownTimeout)
+		adminRoutes := withAdminAPI(admin.Handler(ready, reg, adminOpts), adminapi.Deps{
+			Store: keyStore, Products: products, Usage: meter,
+			TokenHash: cfg.Admin.TokenHash, DocsURL: cfg.DocsURL, Log: log,
+		})
+		return serve.HTTP(ctx, adminLn, admin.Server(adminRoutes), cfg.ShutdownTimeout)
 	}, func() {
 		// Readiness fails first; the listener stays open for drain_delay,
 		// until load balancers have seen it and stopped sending.
@@ -243,11 +245,7 @@ func publicServer(h http.Handler, cfg *config.Config, log *slog.Logger) (srv *ht
 func newLogger(w io.Writer, c config.Log) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(strings.ToLower(c.Level))) // validated by config
-	opts := &slog.HandlerOptions{Level: level}
-	if c.Format == "text" {
-		return slog.New(slog.NewTextHandler(w, opts))
-	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return logging.New(w, c.Format, level)
 }
 
 // limitStore builds the store of rate_limit: a Memory, or the Redis store

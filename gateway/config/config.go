@@ -31,6 +31,10 @@ type Config struct {
 	RateLimit RateLimit `yaml:"rate_limit"`
 	Products  []Product `yaml:"products"`
 
+	// KeysPostgresURL, when set, keeps the keys in PostgreSQL instead of
+	// KeysFile: postgres://user:password@host:port/db?sslmode=...
+	KeysPostgresURL string `yaml:"keys_postgres_url"`
+
 	// Additions to SPEC.md's format.
 
 	// AuthFailures limits failed authentications per client address.
@@ -197,6 +201,7 @@ var overrides = []struct {
 	{"GATEWAY_DOCS_URL", "docs_url", func(c *Config) *string { return &c.DocsURL }},
 	{"GATEWAY_CATALOG_TARGET", "catalog.target", func(c *Config) *string { return &c.Catalog.Target }},
 	{"GATEWAY_KEYS_FILE", "keys_file", func(c *Config) *string { return &c.KeysFile }},
+	{"GATEWAY_KEYS_POSTGRES_URL", "keys_postgres_url", func(c *Config) *string { return &c.KeysPostgresURL }},
 	{"GATEWAY_REDIS_URL", "rate_limit.redis_url", func(c *Config) *string { return &c.RateLimit.RedisURL }},
 	{"GATEWAY_LOG_FORMAT", "log.format", func(c *Config) *string { return &c.Log.Format }},
 	{"GATEWAY_LOG_LEVEL", "log.level", func(c *Config) *string { return &c.Log.Level }},
@@ -340,8 +345,8 @@ func cleanYAMLError(err error) error {
 	return errors.New(msg)
 }
 
-// Redacted returns a copy safe to log: the password of the Redis URL is
-// masked.
+// Redacted returns a copy safe to log: the passwords of the Redis and
+// PostgreSQL URLs are masked.
 func (c *Config) Redacted() Config {
 	out := *c
 	if u, err := url.Parse(c.RateLimit.RedisURL); err == nil && u.User != nil {
@@ -350,5 +355,29 @@ func (c *Config) Redacted() Config {
 			out.RateLimit.RedisURL = u.String()
 		}
 	}
+	out.KeysPostgresURL = maskPassword(c.KeysPostgresURL)
 	return out
+}
+
+// maskPassword masks the password of a PostgreSQL URL, in its user
+// information or its password parameter. What does not parse as a URL (a
+// key=value DSN, which validate refuses) is masked whole.
+func maskPassword(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" {
+		if s == "" {
+			return ""
+		}
+		return "xxxxx"
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

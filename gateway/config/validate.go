@@ -11,7 +11,7 @@ import (
 
 // Operations the gateway serves, as plans name them.
 var Operations = []string{
-	"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "liveness",
+	"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "liveness", "usage",
 }
 
 // AllOperations in a plan's list grants every operation.
@@ -86,6 +86,11 @@ func (c *Config) validate() error {
 	}
 	if h := c.Admin.TokenHash; h != "" && !tokenHash.MatchString(h) {
 		bad("admin.token_hash: want sha256: and 64 hex digits (the SHA-256 of the token)")
+	}
+	if v := c.KeysPostgresURL; v != "" {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+			bad("keys_postgres_url: want postgres://[user[:password]@]host[:port]/database[?sslmode=...]")
+		}
 	}
 	if len(c.Products) == 0 {
 		bad("products: none configured")

@@ -53,7 +53,7 @@ func (a *api) errorDoc(c *gin.Context) {
 	status := statusOf(code)
 	writeHTML(c, code, fmt.Sprintf("<p>HTTP status <b>%d %s</b>.</p>\n<p>%s</p>\n<p>Every error has the body "+
 		"<code>{\"error\":{\"code\",\"docs\",\"message\",\"requestId\"}}</code>; the message says what to change.</p>\n"+
-		"<p><a href=\"%s/errors\">All error codes</a></p>\n",
+		"<p><a href=\"%s/errors\">All error codes</a> · <a href=\"%[4]s\">API reference</a></p>\n",
 		status, html.EscapeString(http.StatusText(status)), html.EscapeString(text), html.EscapeString(a.pageDocsURL())))
 }
 
@@ -75,7 +75,7 @@ func (a *api) errorIndex(c *gin.Context) {
 	for _, code := range codes {
 		fmt.Fprintf(&b, "<li><a href=\"%s/errors/code/%s\">%d %s</a></li>\n", html.EscapeString(a.pageDocsURL()), code, statusOf(code), code)
 	}
-	b.WriteString("</ul>\n")
+	fmt.Fprintf(&b, "</ul>\n<p><a href=\"%s\">API reference</a>: every operation, tried with your key.</p>\n", html.EscapeString(a.pageDocsURL()))
 	writeHTML(c, "Error codes", b.String())
 }
 

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,18 +13,6 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 )
-
-// envelope is the documented error body.
-type envelope struct {
-	Error envelopeError `json:"error"`
-}
-
-type envelopeError struct {
-	Code      string `json:"code"`
-	Docs      string `json:"docs"`
-	Message   string `json:"message"`
-	RequestID string `json:"requestId"`
-}
 
 // fail answers with the error envelope and stops the chain. It is the one
 // writer of error responses: 404, 405, panics and timeouts all come here.
@@ -47,17 +34,8 @@ func (a *api) fail(c *gin.Context, err error) {
 	if e.RetryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(max(1, limit.Seconds(e.RetryAfter))))
 	}
-	body, jerr := json.Marshal(envelope{Error: envelopeError{
-		Code:      e.Code,
-		Docs:      a.docsURL(c) + "/errors/code/" + e.Code,
-		Message:   e.Message,
-		RequestID: requestIDOf(c),
-	}})
-	if jerr != nil { // cannot happen with these types; keep the envelope anyway
-		body = []byte(`{"error":{"code":"INTERNAL_SERVER_ERROR","docs":"","message":"internal error","requestId":""}}`)
-	}
 	c.Header("Cache-Control", "no-store")
-	writeJSON(c, e.Status, append(body, '\n'))
+	writeJSON(c, e.Status, e.Body(a.docsURL(c), requestIDOf(c)))
 	c.Abort()
 }
 

@@ -23,11 +23,12 @@ const (
 
 // guard applies SPEC.md's order of checks before an operation: product
 // (404), key (401, and 429 for addresses that fail too often), plan access
-// (403), rate limit and quota (429). The route itself (404/405) was checked
-// by the router.
+// (403), rate limit and quota (429; not for a free operation). The route
+// itself (404/405) was checked by the router.
 func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		st := stateOf(c)
+		st.op = op
 		err := a.resolveProduct(c, st)
 		if err == nil {
 			err = a.authenticate(c, st)
@@ -35,7 +36,7 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 		if err == nil {
 			err = a.authorize(st, op)
 		}
-		if err == nil {
+		if err == nil && !op.Free() {
 			err = a.takeLimits(c, st)
 		}
 		if err != nil {
@@ -75,6 +76,8 @@ func (a *api) authenticate(c *gin.Context, st *state) error {
 		msg, reason = "Invalid API key.", "invalid"
 	case key.Disabled:
 		msg, reason = "This API key is disabled.", "disabled"
+	case key.Expired(a.Now()):
+		msg, reason = "This API key expired at "+key.ExpiresAt.UTC().Format(time.RFC3339)+".", "expired"
 	default:
 		st.key = key
 		return nil
@@ -116,7 +119,7 @@ func (a *api) takeLimits(c *gin.Context, st *state) error {
 	if !p.Limited() {
 		return nil
 	}
-	d, err := a.Limits.Take(c, st.product.Name+"/"+st.key.ID, p.Rate, p.Quota)
+	d, err := a.Limits.Take(c, st.subject(), p.Rate, p.Quota)
 	if err != nil {
 		// A store that is known to be down logged that once already; any
 		// other failure goes to the log with the request.

@@ -19,10 +19,11 @@ import (
 // key (one map entry per request rather than one per fact).
 type state struct {
 	requestID string
-	product   *plan.Product // nil until the guard resolves it
-	key       keys.Key      // zero until the key is checked
-	plan      *plan.Plan    // nil until the guard resolves it
-	cacheKey  string        // set when the response may be cached
+	product   *plan.Product  // nil until the guard resolves it
+	key       keys.Key       // zero until the key is checked
+	plan      *plan.Plan     // nil until the guard resolves it
+	cacheKey  string         // set when the response may be cached
+	op        plan.Operation // set by the guard
 }
 
 const keyState = "exercisedb.state"
@@ -131,6 +132,10 @@ func (a *api) observe(c *gin.Context) {
 	product, planName := st.productName(), st.planName()
 	a.metrics.requests.WithLabelValues(route, product, planName, strconv.Itoa(status)).Inc()
 	a.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+	// Reading one's usage is free and must not move it.
+	if a.Usage != nil && st.key.ID != "" && st.product != nil && !st.op.Free() {
+		a.Usage.Record(a.Now(), st.key.ID, product, status)
+	}
 	if !a.Log.Enabled(c, slog.LevelInfo) {
 		return
 	}

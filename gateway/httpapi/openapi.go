@@ -1,11 +1,7 @@
 package httpapi
 
 import (
-	"crypto/sha256"
 	_ "embed" // the OpenAPI document
-	"encoding/hex"
-	"net/http"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 )
@@ -18,28 +14,10 @@ import (
 //go:embed openapi.json
 var openAPIDocument []byte
 
-// openAPIETag is the strong entity tag of the document.
-var openAPIETag = func() string {
-	sum := sha256.Sum256(openAPIDocument)
-	return `"` + hex.EncodeToString(sum[:12]) + `"`
-}()
+// openAPIFile is the document as served: never compressed, as its
+// response is documented without Vary and Content-Encoding.
+var openAPIFile = newStaticFile(openAPIDocument, "application/json", "public, max-age=3600", false)
 
 // openAPI serves the OpenAPI document. Like the error pages it is public:
 // no key, no product. If-None-Match with its ETag gives 304.
-func (a *api) openAPI(c *gin.Context) {
-	c.Header("ETag", openAPIETag)
-	c.Header("Cache-Control", "public, max-age=3600")
-	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, openAPIETag, true) {
-		c.Status(http.StatusNotModified)
-		c.Writer.WriteHeaderNow()
-		return
-	}
-	c.Header("Content-Type", "application/json")
-	c.Header("Content-Length", strconv.Itoa(len(openAPIDocument)))
-	c.Status(http.StatusOK)
-	if c.Request.Method != http.MethodHead {
-		_, _ = c.Writer.Write(openAPIDocument)
-	} else {
-		c.Writer.WriteHeaderNow()
-	}
-}
+func (a *api) openAPI(c *gin.Context) { openAPIFile.serve(c, false) }

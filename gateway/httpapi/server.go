@@ -14,6 +14,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
+	"github.com/exercisedb/exercisedb/gateway/usage"
 )
 
 // Deps are what the API needs from the rest of the gateway.
@@ -47,6 +48,9 @@ type Deps struct {
 	// CORSOrigins are the browser origins allowed to call the API ("*" for
 	// any); empty sends no CORS headers.
 	CORSOrigins []string
+	// Usage, if not nil, counts every request made with a key and answers
+	// /api/v1/usage; nil turns metering off (the endpoint then reports 0).
+	Usage *usage.Meter
 }
 
 // api holds the dependencies of the handlers.
@@ -87,9 +91,12 @@ func New(d Deps) (http.Handler, error) {
 	a.route(e, "/api/v1/muscles", plan.Muscles, a.names(d.Catalog.Muscles))
 	a.route(e, "/api/v1/equipments", plan.Equipments, a.names(d.Catalog.Equipments))
 	a.route(e, "/api/v1/liveness", plan.Liveness, a.liveness)
+	a.route(e, "/api/v1/usage", plan.Usage, a.usage)
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
 		e.Handle(m, "/docs/errors/code/:code", a.errorDoc)
 		e.Handle(m, "/docs/errors", a.errorIndex)
+		e.Handle(m, "/docs", a.apiReference)
+		e.Handle(m, "/docs/assets/:file", a.referenceAsset)
 		e.Handle(m, "/openapi.json", a.openAPI)
 	}
 	return withCORS(e, d.CORSOrigins), nil

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -48,7 +49,7 @@ func NewID() string {
 }
 
 // Append adds the entry k with the given hash to the keys file at path,
-// atomically: readers, and a Store watching the file, see either the old
+// atomically: readers, and a File watching the file, see either the old
 // file or the new one, never a partial write. A missing file is created with
 // mode 0600; an existing file keeps its mode (and, where the process may set
 // it, its owner). If path is a symlink, the file it points to is replaced.
@@ -117,21 +118,44 @@ func Append(path string, k Key, hash string) error {
 // entryNode renders k as the mapping node of one list item, in the field
 // order of the spec's example; an empty name is left out.
 func entryNode(k Key, hash string) *yaml.Node {
-	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
-	products := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
-	for _, name := range slices.Sorted(maps.Keys(k.Products)) {
-		products.Content = append(products.Content, str(name), str(k.Products[name]))
-	}
 	n := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("id"), str(k.ID)}}
 	if k.Name != "" {
 		n.Content = append(n.Content, str("name"), str(k.Name))
 	}
 	n.Content = append(n.Content,
 		str("hash"), str(hash),
-		str("products"), products,
-		str("disabled"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(k.Disabled)},
+		str("products"), productsNode(k.Products),
+		str("disabled"), boolNode(k.Disabled),
 	)
+	for _, f := range []struct {
+		name string
+		t    time.Time
+	}{{"expires_at", k.ExpiresAt}, {"created_at", k.CreatedAt}} {
+		if !f.t.IsZero() {
+			n.Content = append(n.Content, str(f.name), instantNode(f.t))
+		}
+	}
 	return n
+}
+
+func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+func boolNode(b bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(b)}
+}
+
+// productsNode renders products as a flow mapping in name order.
+func productsNode(products map[string]string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+	for _, name := range slices.Sorted(maps.Keys(products)) {
+		n.Content = append(n.Content, str(name), str(products[name]))
+	}
+	return n
+}
+
+// instantNode renders t as an RFC 3339 scalar, UTC, to the second.
+func instantNode(t time.Time) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: t.UTC().Truncate(time.Second).Format(time.RFC3339)}
 }
 
 // entryText renders k as a block list item at column 0.
@@ -196,7 +220,8 @@ func appendEntry(old []byte, k Key, hash string, oldSet *Set) ([]byte, error) {
 func sameEntries(a, b []entry) bool {
 	return slices.EqualFunc(a, b, func(x, y entry) bool {
 		return x.digest == y.digest && x.key.ID == y.key.ID && x.key.Name == y.key.Name &&
-			x.key.Disabled == y.key.Disabled && maps.Equal(x.key.Products, y.key.Products)
+			x.key.Disabled == y.key.Disabled && maps.Equal(x.key.Products, y.key.Products) &&
+			x.key.ExpiresAt.Equal(y.key.ExpiresAt) && x.key.CreatedAt.Equal(y.key.CreatedAt)
 	})
 }
 
@@ -237,8 +262,20 @@ func appendNode(old []byte, k Key, hash string) ([]byte, error) {
 	if err := yaml.Unmarshal(old, &doc); err != nil {
 		return nil, err
 	}
+	list, err := listNode(&doc)
+	if err != nil {
+		return nil, err
+	}
+	list.Content = append(list.Content, entryNode(k, hash))
+	return encode(&doc)
+}
+
+// listNode returns the "keys" list of the document doc, adding what is
+// missing (the mapping, the list) to an empty document. A flow list becomes
+// a block list.
+func listNode(doc *yaml.Node) (*yaml.Node, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!null"}}}
+		*doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!null"}}}
 	}
 	root := doc.Content[0]
 	if isNull(root) {
@@ -268,8 +305,7 @@ func appendNode(old []byte, k Key, hash string) ([]byte, error) {
 	if list.LineComment != "" && name.LineComment == "" {
 		name.LineComment, list.LineComment = list.LineComment, ""
 	}
-	list.Content = append(list.Content, entryNode(k, hash))
-	return encode(&doc)
+	return list, nil
 }
 
 // writeAtomic replaces path with content through a temporary file in the

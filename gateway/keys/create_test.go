@@ -278,7 +278,7 @@ func TestAppendThroughSymlink(t *testing.T) {
 	assertNoTempFiles(t, dir)
 }
 
-// TestAppendWatched checks that a Store watching the file picks up a key
+// TestAppendWatched checks that a File watching the file picks up a key
 // that Append adds.
 func TestAppendWatched(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "keys.yaml")

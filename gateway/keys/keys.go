@@ -1,8 +1,10 @@
 // Package keys owns the gateway's API keys: the keys file format (YAML that
 // holds a SHA-256 hash of each key, never a key in clear), the immutable Set
-// that tells which key a request presents, the Store that reloads the file on
-// SIGHUP and on file changes without a restart, and the creation of new keys
-// with their atomic appending to the file.
+// that tells which key a request presents, the two Stores that keep a Set in
+// memory and current (File follows the keys file on SIGHUP and on change;
+// Postgres follows a table through LISTEN/NOTIFY), the operations on keys
+// (create, list, update, rotate, delete) that both offer alike, and the
+// creation of new keys.
 //
 // The keys file looks like this:
 //
@@ -12,12 +14,15 @@
 //	    hash: sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 //	    products: {exercisedb: Pro}
 //	    disabled: false
+//	    expires_at: 2027-01-31T00:00:00Z   # optional, RFC 3339
+//	    created_at: 2026-11-24T13:50:00Z   # optional, RFC 3339
 //
 // The package does not know the configured products and plans: the caller
 // checks that a key's product and plan names exist.
 //
 // Error messages and log lines of this package never contain a key or a
-// hash, nor any other value of the file; they name fields, entries and lines.
+// hash, nor any other value of the file; they name fields, entries, lines
+// and key ids.
 package keys
 
 import (
@@ -30,6 +35,7 @@ import (
 	"io"
 	"maps"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -48,6 +54,17 @@ type Key struct {
 	Products map[string]string
 	// Disabled reports whether the key is revoked; the caller answers 401.
 	Disabled bool
+	// ExpiresAt, when not zero, is the instant from which the key is
+	// refused (see Expired).
+	ExpiresAt time.Time
+	// CreatedAt is when the key was made; zero when unknown (keys written
+	// by hand).
+	CreatedAt time.Time
+}
+
+// Expired reports whether the key has an expiry and now is at or past it.
+func (k Key) Expired(now time.Time) bool {
+	return !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt)
 }
 
 // entry is a Key with its hash.
@@ -147,6 +164,9 @@ func newSet(entries []entry) *Set {
 	return s
 }
 
+// entryFields lists the fields of an entry, for errors.
+const entryFields = "id, name, hash, products, disabled, expires_at, created_at"
+
 // parser walks the YAML nodes of a keys file and collects every error.
 type parser struct {
 	errs []error
@@ -227,7 +247,7 @@ func (p *parser) file(root *yaml.Node) []entry {
 func (p *parser) entry(i int, n *yaml.Node) (e entry, label string, ok bool) {
 	label = fmt.Sprintf("keys[%d] (line %d)", i, n.Line)
 	if n.Kind != yaml.MappingNode {
-		p.fail("%s: an entry must be a mapping with the fields id, name, hash, products, disabled", label)
+		p.fail("%s: an entry must be a mapping with the fields %s", label, entryFields)
 		return e, label, false
 	}
 	// Find the id first, so that every error about this entry can name it.
@@ -261,8 +281,12 @@ func (p *parser) entry(i int, n *yaml.Node) (e entry, label string, ok bool) {
 			productErrs = len(p.errs) > n
 		case "disabled":
 			e.key.Disabled = p.flag(label, "disabled", v)
+		case "expires_at":
+			e.key.ExpiresAt = p.instant(label, "expires_at", v)
+		case "created_at":
+			e.key.CreatedAt = p.instant(label, "created_at", v)
 		default:
-			p.fail("%s: line %d: unknown field %q; the fields are id, name, hash, products, disabled", label, k.Line, k.Value)
+			p.fail("%s: line %d: unknown field %q; the fields are %s", label, k.Line, k.Value, entryFields)
 		}
 	}
 	if e.key.ID == "" {
@@ -296,6 +320,19 @@ func (p *parser) text(label, field string, v *yaml.Node) string {
 		return ""
 	}
 	return v.Value
+}
+
+// instant parses an RFC 3339 time; null or empty is zero, no time.
+func (p *parser) instant(label, field string, v *yaml.Node) time.Time {
+	s := p.text(label, field, v)
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		p.fail("%s: line %d: %s must be an RFC 3339 time such as 2027-01-31T00:00:00Z", label, v.Line, field)
+	}
+	return t.UTC()
 }
 
 func (p *parser) flag(label, field string, v *yaml.Node) bool {

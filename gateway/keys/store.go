@@ -1,128 +1,219 @@
 package keys
 
 import (
+	"cmp"
 	"context"
-	"crypto/sha256"
+	"errors"
 	"fmt"
-	"log/slog"
+	"maps"
 	"os"
-	"sync"
-	"sync/atomic"
-
-	"github.com/exercisedb/exercisedb/pkg/filewatch"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
 )
 
-// Store holds the keys file's current Set and replaces it when the file
-// changes. It is safe for concurrent use: requests call Current while Reload
-// or Watch swap the Set.
-type Store struct {
-	// OnReload, when not nil, is called after every reload that Reload or
-	// Watch attempts (not the first load in Open), with the attempt's error:
-	// nil when the new keys are in force, non-nil when the previous ones
-	// stay. It lets the caller count reloads and failures in metrics. Set it
-	// before calling Watch or Reload and do not change it afterwards; calls
-	// come one at a time.
-	OnReload func(err error)
+// Store holds the keys, wherever they live (the keys file: File; a
+// PostgreSQL database: Postgres). Requests read the in-memory Set of
+// Current, which never waits on the store; the other methods are the
+// operations of the admin API and the CLI, the same for every store.
+type Store interface {
+	// Current returns the Set in force. It is safe for concurrent use and
+	// never blocks on I/O.
+	Current() *Set
+	// Watch keeps Current up to date until ctx ends; a value on hup
+	// (SIGHUP) forces a reload.
+	Watch(ctx context.Context, hup <-chan os.Signal) error
 
-	path string
-	log  *slog.Logger
-	cur  atomic.Pointer[Set]
-
-	mu     sync.Mutex        // serialises reloads
-	digest [sha256.Size]byte // of the file content in force
-
-	watching func() // if not nil, called once Watch sees changes; for tests
+	// Create adds a key and returns it with the key itself, which no other
+	// method ever returns.
+	Create(ctx context.Context, n New) (Created, error)
+	// List returns up to limit keys in id order, from the first id after
+	// after ("" for the start).
+	List(ctx context.Context, after string, limit int) (Page, error)
+	// Get returns the key of the given id, or ErrNotFound.
+	Get(ctx context.Context, id string) (Key, error)
+	// Update applies c to the key of the given id and returns the result.
+	Update(ctx context.Context, id string, c Change) (Key, error)
+	// Rotate makes a new key for the subscriptions of the key of the given
+	// id, and ends the old one overlap from now (or at its own expiry, if
+	// sooner). It returns the new key and the old one as changed.
+	Rotate(ctx context.Context, id string, overlap time.Duration) (Created, Key, error)
+	// Delete removes the key of the given id.
+	Delete(ctx context.Context, id string) error
+	// Close releases the store's connections, if any.
+	Close()
 }
 
-// Open loads the keys file at path and returns a Store holding it. A file
-// that cannot be read or parsed is an error: the gateway does not start
-// without its keys. log may be nil.
-func Open(path string, log *slog.Logger) (*Store, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// Errors of the Store operations, wrapped.
+var (
+	// ErrNotFound: no key has the given id.
+	ErrNotFound = errors.New("no key has this id")
+	// ErrDisabled: a disabled or expired key cannot be rotated.
+	ErrDisabled = errors.New("the key is disabled or expired")
+)
+
+// InputError is a value a Store operation refuses; Field names it as the
+// admin API's JSON does (name, products, expiresAt, overlap, id).
+type InputError struct {
+	Field   string
+	Message string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Message }
+
+// New is what Create needs to make a key.
+type New struct {
+	// ID is the new key's id; empty makes one (NewID).
+	ID       string
+	Name     string
+	Products map[string]string
+	// ExpiresAt, when not zero, must be in the future.
+	ExpiresAt time.Time
+}
+
+// Created is a new key with the key itself, to be shown once.
+type Created struct {
+	Key
+	// Secret is the key its holder sends; stores keep only its hash.
+	Secret string
+}
+
+// Change is an update of a key; nil fields stay as they are.
+type Change struct {
+	Name     *string
+	Disabled *bool
+	Products map[string]string
+	// ExpiresAt points to the new expiry; a zero time removes it.
+	ExpiresAt *time.Time
+}
+
+// Page is one page of List.
+type Page struct {
+	Keys []Key
+	// Total counts every key in the store.
+	Total int
+	// More reports whether keys follow the page's last one.
+	More bool
+}
+
+// idPattern is the form of the ids Create accepts: they appear in URLs,
+// logs and rate limit counters.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// maxName bounds a key's name.
+const maxName = 200
+
+// prepare validates n and makes the key Create stores, with its secret and
+// hash. Times are kept to the second in every store.
+func prepare(n New, now time.Time) (Created, string, error) {
+	if n.ID == "" {
+		n.ID = NewID()
 	}
-	s := &Store{path: path, log: log}
-	set, digest, err := load(path)
+	k := Key{ID: n.ID, Name: n.Name, Products: maps.Clone(n.Products), CreatedAt: second(now), ExpiresAt: second(n.ExpiresAt)}
+	if !idPattern.MatchString(k.ID) {
+		return Created{}, "", &InputError{"id", "want 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"}
+	}
+	if err := checkExpiry(n.ExpiresAt, now); err != nil {
+		return Created{}, "", err
+	}
+	if err := check(k, now); err != nil {
+		return Created{}, "", err
+	}
+	secret, hash, err := Generate()
 	if err != nil {
-		return nil, err
+		return Created{}, "", err
 	}
-	s.cur.Store(set)
-	s.digest = digest
-	log.Info("keys file loaded", "path", path, "keys", set.Len())
-	return s, nil
+	return Created{Key: k, Secret: secret}, hash, nil
 }
 
-// Current returns the Set in force. Hold it for one request, not longer:
-// a reload replaces it.
-func (s *Store) Current() *Set { return s.cur.Load() }
-
-// Reload reads the keys file again. On success the new Set replaces the
-// current one and the number of keys is logged. On failure the error is
-// logged (never the file's content) and returned, and the previous Set stays
-// in force: a broken, missing or half-written file never revokes every key.
-func (s *Store) Reload() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.reloadLocked()
-}
-
-func (s *Store) reloadLocked() error {
-	set, digest, err := load(s.path)
-	if err != nil {
-		s.log.Error("keys file reload failed; the previous keys stay in force",
-			"path", s.path, "keys", s.cur.Load().Len(), "err", err)
-	} else {
-		s.cur.Store(set)
-		s.digest = digest
-		s.log.Info("keys file reloaded", "path", s.path, "keys", set.Len())
+// check validates the fields of k a client may set.
+func check(k Key, now time.Time) error {
+	if len(k.Name) > maxName || strings.ContainsAny(k.Name, "\n\r") {
+		return &InputError{"name", fmt.Sprintf("want one line of at most %d bytes", maxName)}
 	}
-	if s.OnReload != nil {
-		s.OnReload(err)
+	if len(k.Products) == 0 {
+		return &InputError{"products", "name at least one product and its plan, e.g. {\"exercisedb\": \"Pro\"}"}
 	}
-	return err
-}
-
-// reloadIfChanged reloads when the file's content differs from the content
-// in force, or cannot be read.
-func (s *Store) reloadIfChanged() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	data, err := os.ReadFile(s.path)
-	if err == nil && sha256.Sum256(data) == s.digest {
-		return
-	}
-	s.reloadLocked()
-}
-
-func load(path string) (*Set, [sha256.Size]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, [sha256.Size]byte{}, fmt.Errorf("read keys file: %w", err)
-	}
-	set, err := Parse(data)
-	if err != nil {
-		return nil, [sha256.Size]byte{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return set, sha256.Sum256(data), nil
-}
-
-// Watch reloads the keys file on every value received from hup, and when the
-// file changes, until ctx ends; then it returns nil. The caller wires hup
-// with signal.Notify(hup, syscall.SIGHUP); a nil hup is never ready. Call
-// Watch once per Store. How changes are seen, and what is not seen, is
-// filewatch.Watch's.
-func (s *Store) Watch(ctx context.Context, hup <-chan os.Signal) error {
-	started := func() {
-		// The file may have changed between Open and the start of the watch.
-		s.reloadIfChanged()
-		if s.watching != nil {
-			s.watching()
+	for product, plan := range k.Products {
+		if strings.TrimSpace(product) == "" || strings.TrimSpace(plan) == "" {
+			return &InputError{"products", "product and plan names must not be empty"}
 		}
 	}
-	return filewatch.Watch(ctx, s.path, hup, s.log, started, func(why filewatch.Reason) {
-		if why == filewatch.Signal {
-			s.log.Info("reloading keys file on signal", "path", s.path)
+	return nil
+}
+
+// checkExpiry refuses an expiry that is not in the future.
+func checkExpiry(t, now time.Time) error {
+	if !t.IsZero() && !t.After(now) {
+		return &InputError{"expiresAt", "the time is not in the future; to end a key now, disable or delete it"}
+	}
+	return nil
+}
+
+// apply returns k changed by c.
+func apply(k Key, c Change, now time.Time) (Key, error) {
+	if c.Name != nil {
+		k.Name = *c.Name
+	}
+	if c.Disabled != nil {
+		k.Disabled = *c.Disabled
+	}
+	if c.Products != nil {
+		k.Products = maps.Clone(c.Products)
+	}
+	if c.ExpiresAt != nil {
+		if err := checkExpiry(*c.ExpiresAt, now); err != nil {
+			return Key{}, err
 		}
-		s.Reload() // logs its own error
+		k.ExpiresAt = second(*c.ExpiresAt)
+	}
+	return k, check(k, now)
+}
+
+// rotate returns old as it is to be kept (ending overlap from now, or at
+// its own expiry if sooner) and the new key that replaces it, with the same
+// name, subscriptions and expiry.
+func rotate(old Key, overlap time.Duration, now time.Time) (ended Key, next Created, hash string, err error) {
+	if overlap < 0 {
+		return Key{}, Created{}, "", &InputError{"overlap", "want a duration of 0 or more, such as 24h"}
+	}
+	if old.Disabled || old.Expired(now) {
+		return Key{}, Created{}, "", fmt.Errorf("key %q: %w", old.ID, ErrDisabled)
+	}
+	next, hash, err = prepare(New{Name: old.Name, Products: old.Products, ExpiresAt: old.ExpiresAt}, now)
+	if err != nil {
+		return Key{}, Created{}, "", err
+	}
+	end := second(now.Add(overlap))
+	if old.ExpiresAt.IsZero() || end.Before(old.ExpiresAt) {
+		old.ExpiresAt = end
+	}
+	return old, next, hash, nil
+}
+
+// page cuts the keys sorted by id into the page after after.
+func page(sorted []Key, after string, limit int) Page {
+	i, _ := slices.BinarySearchFunc(sorted, after, func(k Key, id string) int {
+		if k.ID <= id {
+			return -1
+		}
+		return 1
 	})
+	rest := sorted[i:]
+	p := Page{Total: len(sorted), More: len(rest) > limit}
+	p.Keys = rest[:min(limit, len(rest))]
+	return p
+}
+
+func sortByID(ks []Key) {
+	slices.SortFunc(ks, func(a, b Key) int { return cmp.Compare(a.ID, b.ID) })
+}
+
+// second drops what is below a second, in UTC, as RFC 3339 shows times.
+func second(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC().Truncate(time.Second)
 }

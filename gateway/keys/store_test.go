@@ -1,361 +1,318 @@
 package keys
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"log/slog"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/exercisedb/exercisedb/internal/pgtest"
 )
 
-// pollLimit bounds every wait for a file event to be noticed.
-const pollLimit = 5 * time.Second
-
-// keysFile returns a keys file holding one key per id, key i having the
-// hash of hashes[i].
-func keysFile(t *testing.T, idHash ...string) string {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString("# test keys\nkeys:\n")
-	for i := 0; i+1 < len(idHash); i += 2 {
-		fmt.Fprintf(&b, "  - id: %s\n    hash: %s\n    products: {exercisedb: Pro}\n", idHash[i], idHash[i+1])
-	}
-	return b.String()
+// clock is a settable clock for the stores' expiry checks.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
 }
 
-// waitFor polls cond until it holds or pollLimit passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(pollLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, pollLimit)
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// t0 is the tests' "now": in the future of the machine's clock, so that
+// expiries the database compares with nothing are still ahead.
+var t0 = time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC)
+
+// storeKinds make an empty store of each kind whose Current follows its
+// changes (Watch runs until the test ends), with its clock at t0.
+var storeKinds = map[string]func(t *testing.T) (Store, *clock){
+	"file": func(t *testing.T) (Store, *clock) {
+		path := filepath.Join(t.TempDir(), "keys.yaml")
+		writeFile(t, path, "# keys of the test\nkeys: []\n")
+		s, _ := openStore(t, path)
+		c := &clock{t: t0}
+		s.Now = c.Now
+		return s, c
+	},
+	"postgres": func(t *testing.T) (Store, *clock) {
+		url, _ := pgtest.URL(t)
+		c := &clock{t: t0}
+		s, err := OpenPostgres(context.Background(), url, PostgresOptions{Now: c.Now})
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		t.Cleanup(s.Close)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { s.Watch(ctx, nil); close(done) }()
+		t.Cleanup(func() { cancel(); <-done })
+		return s, c
+	},
+}
+
+// forEachStore runs test against every kind of store, in parallel.
+func forEachStore(t *testing.T, test func(t *testing.T, s Store, c *clock)) {
+	for name, open := range storeKinds {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, c := open(t)
+			test(t, s, c)
+		})
 	}
 }
 
-// found reports whether the store's current set knows key.
-func found(s *Store, key string) bool {
-	_, ok := s.Current().Lookup(key)
-	return ok
-}
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func openStore(t *testing.T, path string) (*Store, *syncBuffer) {
+// inForce waits until the store's Current knows secret (want true) or
+// does not (want false).
+func inForce(t *testing.T, s Store, secret string, want bool) Key {
 	t.Helper()
-	logs := &syncBuffer{}
-	s, err := Open(path, slog.New(slog.NewTextHandler(logs, nil)))
+	var k Key
+	waitFor(t, fmt.Sprintf("key in force: %v", want), func() bool {
+		var ok bool
+		k, ok = s.Current().Lookup(secret)
+		return ok == want
+	})
+	return k
+}
+
+func mustCreate(t *testing.T, s Store, n New) Created {
+	t.Helper()
+	c, err := s.Create(context.Background(), n)
 	if err != nil {
-		t.Fatalf("Open: %v", err)
+		t.Fatalf("Create(%+v): %v", n, err)
 	}
-	return s, logs
+	return c
 }
 
-func TestOpen(t *testing.T) {
-	dir := t.TempDir()
-	tests := []struct {
-		name    string
-		content *string // nil: no file
-		keys    int
-		wantErr string
-	}{
-		{name: "valid", content: ptr(keysFile(t, "a", hashA, "b", hashB)), keys: 2},
-		{name: "empty", content: ptr(""), keys: 0},
-		{name: "missing file", wantErr: "no such file"},
-		{name: "broken file", content: ptr("keys:\n  - id: a\n"), wantErr: "missing hash"},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(dir, fmt.Sprintf("keys%d.yaml", i))
-			if tt.content != nil {
-				writeFile(t, path, *tt.content)
-			}
-			s, err := Open(path, nil)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Open error = %v, want one containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Open: %v", err)
-			}
-			if got := s.Current().Len(); got != tt.keys {
-				t.Errorf("Len() = %d, want %d", got, tt.keys)
-			}
-		})
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
-
-func TestReload(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "keys.yaml")
-	writeFile(t, path, keysFile(t, "a", hashA))
-	s, logs := openStore(t, path)
-	var reloads []error
-	s.OnReload = func(err error) { reloads = append(reloads, err) }
-
-	t.Run("success swaps the set", func(t *testing.T) {
-		writeFile(t, path, keysFile(t, "b", hashB))
-		if err := s.Reload(); err != nil {
-			t.Fatalf("Reload: %v", err)
-		}
-		if found(s, keyA) || !found(s, keyB) {
-			t.Errorf("after reload: key a found = %v, key b found = %v; want false, true", found(s, keyA), found(s, keyB))
-		}
-		if !strings.Contains(logs.String(), "keys=1") {
-			t.Errorf("logs do not give the number of keys:\n%s", logs)
-		}
-	})
-
-	// Broken files that hold a key and hashes in places where a careless
-	// edit might put them: none may reach the log.
-	broken := []struct {
-		name    string
-		content string
-	}{
-		{"key instead of hash", "keys:\n  - id: c\n    hash: " + keyC + "\n    products: {exercisedb: Pro}\n"},
-		{"duplicate hash", keysFile(t, "b", hashB, "c", hashB)},
-		{"unknown field", keysFile(t, "b", hashB) + "    secret: " + keyC + "\n"},
-		{"key as bool", keysFile(t, "b", hashB) + "    disabled: " + keyC + "\n"},
-		{"syntax error", "keys:\n  - id: c\n    hash: " + hashC + "\n   products: [" + keyC + "\n"},
-		{"half written", keysFile(t, "b", hashB, "c", hashC)[:60]},
-	}
-	for _, tt := range broken {
-		t.Run("broken file keeps the previous set: "+tt.name, func(t *testing.T) {
-			before := s.Current()
-			writeFile(t, path, tt.content)
-			if err := s.Reload(); err == nil {
-				t.Fatal("Reload succeeded, want an error")
-			}
-			if s.Current() != before {
-				t.Error("the set changed after a failed reload")
-			}
-			if !found(s, keyB) {
-				t.Error("key b no longer found after a failed reload")
-			}
-		})
-	}
-
-	t.Run("missing file keeps the previous set", func(t *testing.T) {
-		os.Remove(path)
-		if err := s.Reload(); err == nil {
-			t.Fatal("Reload succeeded, want an error")
-		}
-		if !found(s, keyB) {
-			t.Error("key b no longer found after a failed reload")
-		}
-	})
-
-	t.Run("logs hold no key and no hash", func(t *testing.T) {
-		out := logs.String()
-		for _, secret := range []string{keyA, keyB, keyC, hashA, hashB, hashC, hexOf(hashA)[:16], hexOf(hashB)[:16], hexOf(hashC)[:16], keyC[:7]} {
-			if strings.Contains(out, secret) {
-				t.Errorf("logs contain %q:\n%s", secret, out)
-			}
-		}
-		if !strings.Contains(out, "previous keys stay in force") {
-			t.Errorf("logs do not report the failed reloads:\n%s", out)
-		}
-	})
-
-	t.Run("OnReload saw every attempt", func(t *testing.T) {
-		if got, want := len(reloads), 2+len(broken); got != want {
-			t.Fatalf("OnReload called %d times, want %d", got, want)
-		}
-		for i, err := range reloads {
-			if (err == nil) != (i == 0) {
-				t.Errorf("OnReload call %d had error %v", i, err)
-			}
-		}
-	})
-}
-
-func hexOf(hash string) string { return strings.TrimPrefix(hash, hashPrefix) }
-
-// watch runs s.Watch until the test ends. It returns once the directory is
-// watched, so that the changes the test makes next are seen as events.
-func watch(t *testing.T, s *Store, hup <-chan os.Signal) {
+func wantField(t *testing.T, err error, field string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	watching := make(chan struct{})
-	s.watching = func() { close(watching) }
-	go func() { done <- s.Watch(ctx, hup) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Watch: %v", err)
-			}
-		case <-time.After(pollLimit):
-			t.Errorf("Watch did not return within %v of its context ending", pollLimit)
-		}
-	})
-	select {
-	case <-watching:
-	case err := <-done:
-		t.Fatalf("Watch returned early: %v", err)
-	case <-time.After(pollLimit):
-		t.Fatalf("Watch did not start within %v", pollLimit)
+	var in *InputError
+	if !errors.As(err, &in) || in.Field != field {
+		t.Fatalf("err = %v, want an InputError naming %s", err, field)
 	}
 }
 
-func TestWatch(t *testing.T) {
-	t.Run("SIGHUP", func(t *testing.T) {
-		// The file is a symlink to another directory, whose changes Watch
-		// does not see: only the signal reloads it.
-		real := filepath.Join(t.TempDir(), "real.yaml")
-		writeFile(t, real, keysFile(t, "a", hashA))
-		path := filepath.Join(t.TempDir(), "keys.yaml")
-		if err := os.Symlink(real, path); err != nil {
+func TestStoreCreateGet(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store, c *clock) {
+		ctx := context.Background()
+		exp := t0.Add(30 * 24 * time.Hour)
+		created := mustCreate(t, s, New{ID: "key_a", Name: "app a", Products: map[string]string{"exercisedb": "Pro"}, ExpiresAt: exp})
+		want := Key{ID: "key_a", Name: "app a", Products: map[string]string{"exercisedb": "Pro"}, ExpiresAt: exp, CreatedAt: t0}
+		if diff := cmp.Diff(want, created.Key); diff != "" {
+			t.Errorf("Create (-want +got):\n%s", diff)
+		}
+		if len(created.Secret) != 48 || created.Secret[:len(KeyPrefix)] != KeyPrefix {
+			t.Errorf("secret %d characters, want 48 starting %s", len(created.Secret), KeyPrefix)
+		}
+		got, err := s.Get(ctx, "key_a")
+		if err != nil {
 			t.Fatal(err)
 		}
-		s, _ := openStore(t, path)
-		hup := make(chan os.Signal)
-		watch(t, s, hup)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Get (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want, inForce(t, s, created.Secret, true)); diff != "" {
+			t.Errorf("Lookup (-want +got):\n%s", diff)
+		}
 
-		writeFile(t, real, keysFile(t, "b", hashB))
-		hup <- syscall.SIGHUP
-		waitFor(t, "key b found after SIGHUP", func() bool { return found(s, keyB) })
-		writeFile(t, real, keysFile(t, "c", hashC))
-		hup <- syscall.SIGHUP
-		waitFor(t, "key c found after a second SIGHUP", func() bool { return found(s, keyC) })
+		generated := mustCreate(t, s, New{Products: map[string]string{"exercisedb": "Basic"}})
+		if !idPattern.MatchString(generated.ID) || generated.ID == "key_a" {
+			t.Errorf("generated id %q", generated.ID)
+		}
+		if _, err := s.Create(ctx, New{ID: "key_a", Products: map[string]string{"exercisedb": "Pro"}}); !errors.Is(err, ErrDuplicateID) {
+			t.Errorf("Create with a used id: %v, want ErrDuplicateID", err)
+		}
+		if _, err := s.Get(ctx, "key_none"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Get of an unknown id: %v, want ErrNotFound", err)
+		}
 	})
+}
 
-	t.Run("write in place", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "keys.yaml")
-		writeFile(t, path, keysFile(t, "a", hashA))
-		s, _ := openStore(t, path)
-		watch(t, s, nil)
-
-		writeFile(t, path, keysFile(t, "a", hashA, "b", hashB))
-		waitFor(t, "key b found", func() bool { return found(s, keyB) })
+func TestStoreRefuses(t *testing.T) {
+	pro := map[string]string{"exercisedb": "Pro"}
+	forEachStore(t, func(t *testing.T, s Store, c *clock) {
+		ctx := context.Background()
+		for _, tc := range []struct {
+			n     New
+			field string
+		}{
+			{New{Products: nil}, "products"},
+			{New{Products: map[string]string{"exercisedb": " "}}, "products"},
+			{New{Products: pro, ExpiresAt: t0}, "expiresAt"},
+			{New{Products: pro, ExpiresAt: t0.Add(-time.Hour)}, "expiresAt"},
+			{New{ID: "key/../x", Products: pro}, "id"},
+			{New{Name: "two\nlines", Products: pro}, "name"},
+		} {
+			_, err := s.Create(ctx, tc.n)
+			wantField(t, err, tc.field)
+		}
+		mustCreate(t, s, New{ID: "key_a", Products: pro})
+		past := t0.Add(-time.Minute)
+		_, err := s.Update(ctx, "key_a", Change{ExpiresAt: &past})
+		wantField(t, err, "expiresAt")
+		_, err = s.Update(ctx, "key_a", Change{Products: map[string]string{}})
+		wantField(t, err, "products")
+		_, _, err = s.Rotate(ctx, "key_a", -time.Second)
+		wantField(t, err, "overlap")
+		if _, err := s.Update(ctx, "key_none", Change{}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Update of an unknown id: %v", err)
+		}
+		if _, _, err := s.Rotate(ctx, "key_none", 0); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Rotate of an unknown id: %v", err)
+		}
+		if err := s.Delete(ctx, "key_none"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Delete of an unknown id: %v", err)
+		}
+		// Nothing refused was written.
+		p, err := s.List(ctx, "", 100)
+		if err != nil || p.Total != 1 {
+			t.Errorf("List: %d keys, %v; want 1", p.Total, err)
+		}
 	})
+}
 
-	t.Run("replace by rename", func(t *testing.T) {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "keys.yaml")
-		writeFile(t, path, keysFile(t, "a", hashA))
-		s, _ := openStore(t, path)
-		watch(t, s, nil)
-
-		tmp := filepath.Join(dir, "keys.yaml.new")
-		writeFile(t, tmp, keysFile(t, "b", hashB))
-		if err := os.Rename(tmp, path); err != nil {
+func TestStoreUpdate(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store, c *clock) {
+		ctx := context.Background()
+		created := mustCreate(t, s, New{ID: "key_a", Name: "a", Products: map[string]string{"exercisedb": "Pro"}})
+		exp := t0.Add(time.Hour + 500*time.Millisecond)
+		k, err := s.Update(ctx, "key_a", Change{Disabled: ptr(true), Products: map[string]string{"exercisedb": "Mega", "video": "Basic"}, ExpiresAt: &exp})
+		if err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "key b found and key a gone", func() bool { return found(s, keyB) && !found(s, keyA) })
+		want := Key{ID: "key_a", Name: "a", Disabled: true, Products: map[string]string{"exercisedb": "Mega", "video": "Basic"},
+			ExpiresAt: t0.Add(time.Hour), CreatedAt: t0}
+		if diff := cmp.Diff(want, k); diff != "" {
+			t.Errorf("Update (-want +got):\n%s", diff)
+		}
+		got, _ := s.Get(ctx, "key_a")
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Get after Update (-want +got):\n%s", diff)
+		}
+		waitFor(t, "disabled in force", func() bool {
+			k, _ := s.Current().Lookup(created.Secret)
+			return k.Disabled
+		})
+		// An empty Change changes nothing; a zero expiry removes it.
+		if k, err = s.Update(ctx, "key_a", Change{}); err != nil || !cmp.Equal(want, k) {
+			t.Errorf("empty Change: %+v, %v", k, err)
+		}
+		k, err = s.Update(ctx, "key_a", Change{ExpiresAt: &time.Time{}, Disabled: ptr(false), Name: ptr("b")})
+		if err != nil || !k.ExpiresAt.IsZero() || k.Disabled || k.Name != "b" {
+			t.Errorf("Update: %+v, %v; want no expiry, enabled, named b", k, err)
+		}
+		waitFor(t, "enabled in force", func() bool {
+			k, ok := s.Current().Lookup(created.Secret)
+			return ok && !k.Disabled && k.ExpiresAt.IsZero()
+		})
 	})
+}
 
-	t.Run("ConfigMap symlink swap", func(t *testing.T) {
-		// The layout of a Kubernetes ConfigMap volume:
-		// keys.yaml -> ..data/keys.yaml, ..data -> ..2026_<version>.
-		dir := t.TempDir()
-		version := func(name, content string) {
-			t.Helper()
-			if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
+func TestStoreRotate(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store, c *clock) {
+		ctx := context.Background()
+		pro := map[string]string{"exercisedb": "Pro"}
+		old := mustCreate(t, s, New{ID: "key_old", Name: "app", Products: pro})
+		c.set(t0.Add(time.Minute))
+		next, ended, err := s.Rotate(ctx, "key_old", 24*time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := t0.Add(time.Minute + 24*time.Hour)
+		if !ended.ExpiresAt.Equal(end) {
+			t.Errorf("old key expires %v, want %v", ended.ExpiresAt, end)
+		}
+		want := Key{ID: next.ID, Name: "app", Products: pro, CreatedAt: t0.Add(time.Minute)}
+		if diff := cmp.Diff(want, next.Key); diff != "" || next.ID == "key_old" || next.Secret == old.Secret {
+			t.Errorf("new key (-want +got):\n%s", diff)
+		}
+		inForce(t, s, next.Secret, true)
+		waitFor(t, "old key's expiry in force", func() bool {
+			k, ok := s.Current().Lookup(old.Secret)
+			return ok && k.ExpiresAt.Equal(end) && !k.Expired(end.Add(-time.Second)) && k.Expired(end)
+		})
+
+		// A shorter expiry is kept; a longer overlap never extends it.
+		if _, ended, err = s.Rotate(ctx, "key_old", 48*time.Hour); err != nil || !ended.ExpiresAt.Equal(end) {
+			t.Errorf("second rotation: old expires %v (%v), want %v kept", ended.ExpiresAt, err, end)
+		}
+		// The new key carries the old one's expiry.
+		if next2, _, err := s.Rotate(ctx, "key_old", 0); err != nil || !next2.ExpiresAt.Equal(end) {
+			t.Errorf("rotation of an expiring key: new key expires %v (%v), want %v", next2.ExpiresAt, err, end)
+		}
+		// Overlap 0 ended key_old now: it is expired and cannot be rotated.
+		if _, _, err := s.Rotate(ctx, "key_old", time.Hour); !errors.Is(err, ErrDisabled) {
+			t.Errorf("rotation of an expired key: %v, want ErrDisabled", err)
+		}
+		if _, err := s.Update(ctx, next.ID, Change{Disabled: ptr(true)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Rotate(ctx, next.ID, time.Hour); !errors.Is(err, ErrDisabled) {
+			t.Errorf("rotation of a disabled key: %v, want ErrDisabled", err)
+		}
+	})
+}
+
+func TestStoreDeleteAndList(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store, c *clock) {
+		ctx := context.Background()
+		secrets := map[string]string{}
+		// Out of order, and with ids whose byte order differs from a
+		// natural language collation.
+		for _, id := range []string{"key_c", "Key_B", "key_a", "key_e", "key_d", "KEY-z"} {
+			secrets[id] = mustCreate(t, s, New{ID: id, Products: map[string]string{"exercisedb": "Pro"}}).Secret
+		}
+		var pages [][]string
+		after := ""
+		for {
+			p, err := s.List(ctx, after, 2)
+			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(dir, name, "keys.yaml"), content)
-		}
-		version("..2026_a", keysFile(t, "a", hashA))
-		if err := os.Symlink("..2026_a", filepath.Join(dir, "..data")); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "keys.yaml")
-		if err := os.Symlink(filepath.Join("..data", "keys.yaml"), path); err != nil {
-			t.Fatal(err)
-		}
-		s, _ := openStore(t, path)
-		watch(t, s, nil)
-
-		version("..2026_b", keysFile(t, "b", hashB))
-		if err := os.Symlink("..2026_b", filepath.Join(dir, "..data_tmp")); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, "key b found and key a gone", func() bool { return found(s, keyB) && !found(s, keyA) })
-	})
-
-	t.Run("broken file then fixed", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "keys.yaml")
-		writeFile(t, path, keysFile(t, "a", hashA))
-		s, _ := openStore(t, path)
-		failed := make(chan struct{}, 1)
-		s.OnReload = func(err error) {
-			if err != nil {
-				select {
-				case failed <- struct{}{}:
-				default:
-				}
+			if p.Total != 6 {
+				t.Errorf("Total = %d, want 6", p.Total)
 			}
-		}
-		watch(t, s, nil)
-
-		writeFile(t, path, "keys:\n  - id: b\n")
-		select {
-		case <-failed:
-		case <-time.After(pollLimit):
-			t.Fatalf("no failed reload within %v", pollLimit)
-		}
-		if !found(s, keyA) {
-			t.Error("key a lost after a broken file")
-		}
-		writeFile(t, path, keysFile(t, "b", hashB))
-		waitFor(t, "key b found", func() bool { return found(s, keyB) })
-	})
-
-	t.Run("context end stops it", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "keys.yaml")
-		writeFile(t, path, keysFile(t, "a", hashA))
-		s, _ := openStore(t, path)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- s.Watch(ctx, make(chan os.Signal)) }()
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Watch = %v, want nil", err)
+			var ids []string
+			for _, k := range p.Keys {
+				ids = append(ids, k.ID)
 			}
-		case <-time.After(pollLimit):
-			t.Fatalf("Watch did not return within %v of its context ending", pollLimit)
+			pages = append(pages, ids)
+			if !p.More {
+				break
+			}
+			after = ids[len(ids)-1]
+		}
+		want := [][]string{{"KEY-z", "Key_B"}, {"key_a", "key_c"}, {"key_d", "key_e"}}
+		if diff := cmp.Diff(want, pages); diff != "" {
+			t.Errorf("pages (-want +got):\n%s", diff)
+		}
+		// A cursor need not name a key: paging goes on after a deletion.
+		if p, _ := s.List(ctx, "key_b", 10); len(p.Keys) != 3 || p.Keys[0].ID != "key_c" {
+			t.Errorf("List after key_b: %+v", p.Keys)
+		}
+
+		if err := s.Delete(ctx, "key_c"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Get(ctx, "key_c"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Get after Delete: %v", err)
+		}
+		inForce(t, s, secrets["key_c"], false)
+		inForce(t, s, secrets["key_d"], true)
+		if p, _ := s.List(ctx, "", 10); p.Total != 5 {
+			t.Errorf("Total after Delete = %d, want 5", p.Total)
 		}
 	})
 }

@@ -179,10 +179,7 @@ func (r *Redis) Take(ctx context.Context, key string, rate *Rate, quota *Quota) 
 			}
 		case n == 0:
 			// Would the rate have refused too? As Memory reports it.
-			g := newGCRA(*rate)
-			if over := s.Reset + g.t - g.tau; over > 0 {
-				s.RetryAfter = over
-			}
+			s.RetryAfter = newGCRA(*rate).wait(s.Reset)
 		}
 		d.RetryAfter = max(d.RetryAfter, s.RetryAfter)
 		d.Rate = s

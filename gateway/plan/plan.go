@@ -27,7 +27,14 @@ const (
 	Muscles              Operation = "muscles"
 	Equipments           Operation = "equipments"
 	Liveness             Operation = "liveness"
+	// Usage, a caller's own figures, is allowed on every plan and never
+	// counted against its limits (see Free).
+	Usage Operation = "usage"
 )
+
+// Free reports whether op is allowed on every plan, whatever its list of
+// operations, and counted against no rate limit or quota.
+func (op Operation) Free() bool { return op == Usage }
 
 // Plan is what a subscription allows.
 type Plan struct {
@@ -43,7 +50,7 @@ type Plan struct {
 }
 
 // Allows reports whether the plan may call op.
-func (p *Plan) Allows(op Operation) bool { return p.all || p.operations[op] }
+func (p *Plan) Allows(op Operation) bool { return p.all || p.operations[op] || op.Free() }
 
 // Limited reports whether the plan has a rate limit or a quota.
 func (p *Plan) Limited() bool { return p.Rate != nil || p.Quota != nil }

@@ -39,7 +39,7 @@ func TestTable(t *testing.T) {
 		op   Operation
 		want bool
 	}{
-		{basic, BodyParts, true}, {basic, Exercises, false}, {mega, Exercises, true}, {mega, Liveness, true},
+		{basic, BodyParts, true}, {basic, Exercises, false}, {mega, Exercises, true}, {mega, Liveness, true}, {basic, Usage, true},
 	}
 	for _, tt := range tests {
 		if got := tt.plan.Allows(tt.op); got != tt.want {

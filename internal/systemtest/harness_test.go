@@ -28,6 +28,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
+	"github.com/exercisedb/exercisedb/gateway/usage"
 	"github.com/exercisedb/exercisedb/internal/testlog"
 )
 
@@ -170,6 +171,7 @@ func start(t testing.TB, opts options) *system {
 		Tracing:     opts.tracing,
 		CORSOrigins: opts.cors,
 		Compression: opts.compression,
+		Usage:       usage.New(usage.Options{Now: now}),
 	})
 	if err != nil {
 		t.Fatal(err)

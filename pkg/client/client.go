@@ -418,6 +418,56 @@ func (c *Client) Liveness(ctx context.Context) (string, error) {
 	return body.Status, nil
 }
 
+// Usage is the caller's own figures for the product it addressed.
+type Usage struct {
+	Product string `json:"product"`
+	// Plan is the key's plan for the product.
+	Plan string `json:"plan"`
+	// Rate is the rate limit as it stands; nil when the plan has none.
+	Rate *RateUsage `json:"rate"`
+	// Quota is the current quota window (a UTC day or month); nil when the
+	// plan has none.
+	Quota *QuotaUsage `json:"quota"`
+	// Today and Month count the key's requests to the product in the
+	// current UTC day and month, refusals included, calls of Usage not.
+	Today RequestCount `json:"today"`
+	Month RequestCount `json:"month"`
+}
+
+// RateUsage is a rate limit's state: Remaining requests admissible now,
+// back to the full burst in ResetSeconds.
+type RateUsage struct {
+	Limit        int `json:"limit"`
+	Remaining    int `json:"remaining"`
+	ResetSeconds int `json:"resetSeconds"`
+}
+
+// QuotaUsage is a quota window's state; it renews in ResetSeconds.
+type QuotaUsage struct {
+	Limit        int `json:"limit"`
+	Used         int `json:"used"`
+	Remaining    int `json:"remaining"`
+	ResetSeconds int `json:"resetSeconds"`
+}
+
+// RequestCount is a number of requests.
+type RequestCount struct {
+	Requests int64 `json:"requests"`
+}
+
+// Usage returns the key's plan, limits and requests for the product
+// (GET /api/v1/usage). It is allowed on every plan and counted against
+// no limit, so it may be polled.
+func (c *Client) Usage(ctx context.Context) (*Usage, error) {
+	var body struct {
+		Data Usage `json:"data"`
+	}
+	if err := c.get(ctx, "/api/v1/usage", nil, &body); err != nil {
+		return nil, err
+	}
+	return &body.Data, nil
+}
+
 // list fetches a reference list.
 func list[T any](ctx context.Context, c *Client, path string) ([]T, error) {
 	var body struct {

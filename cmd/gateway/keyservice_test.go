@@ -1,0 +1,285 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/exercisedb/exercisedb/internal/docexample"
+	"github.com/exercisedb/exercisedb/internal/pgtest"
+	"github.com/exercisedb/exercisedb/pkg/admin"
+)
+
+// adminToken is the admin API's bearer token in these tests.
+const adminToken = "test-admin-token"
+
+// withKeyService adds the admin token and, when dbURL is not empty, the
+// PostgreSQL key store to the configuration at config.
+func withKeyService(t *testing.T, config, dbURL string) {
+	t.Helper()
+	extra := "admin:\n  token_hash: " + admin.HashToken(adminToken) + "\n"
+	if dbURL != "" {
+		extra += "keys_postgres_url: " + dbURL + "\n"
+	}
+	f, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(extra); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// adminCall calls the admin API of g with the admin token.
+func adminCall(t *testing.T, c *http.Client, g *gateway, method, path, body string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://"+g.admin+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	r, err := do(c, req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// createdKey is the answer of POST /admin/v1/keys and of a rotation.
+type createdKey struct {
+	ID, Key string
+}
+
+func decodeCreated(t *testing.T, r response) createdKey {
+	t.Helper()
+	var k createdKey
+	if err := json.Unmarshal(r.body, &k); err != nil || r.status != http.StatusCreated || k.Key == "" {
+		t.Fatalf("got %s, want 201 with a key", r)
+	}
+	return k
+}
+
+// TestKeysReplicasPostgres runs three gateways on one database: a key
+// created, disabled, rotated and deleted through one replica's admin API
+// takes effect on all three, and how long that takes is reported. Then the
+// database drops every connection of the gateways: no key is lost, and
+// changes made after it reach every replica.
+func TestKeysReplicasPostgres(t *testing.T) {
+	dbURL, schema := pgtest.URL(t)
+	cat := startCatalog(t)
+	config := testConfig(t, cat.grpc, options{})
+	withKeyService(t, config, dbURL)
+	var gs []*gateway
+	for range 3 {
+		gs = append(gs, startGateway(t, config))
+	}
+	c := newClient(t)
+
+	// propagation waits until want holds on every replica, and returns how
+	// long after start the last one got there.
+	var latencies []string
+	propagation := func(what string, start time.Time, key string, want int, msg string) {
+		t.Helper()
+		var wg sync.WaitGroup
+		took := make([]time.Duration, len(gs))
+		for i, g := range gs {
+			wg.Go(func() {
+				deadline := time.Now().Add(pollTimeout)
+				for time.Now().Before(deadline) {
+					if status, body := statusOf(t, c, g, "/api/v1/liveness", key, gifHost); status == want && strings.Contains(body, msg) {
+						took[i] = time.Since(start)
+						return
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+				took[i] = -1
+			})
+		}
+		wg.Wait()
+		slowest := time.Duration(0)
+		for i, d := range took {
+			if d < 0 {
+				t.Fatalf("%s: replica %d did not answer %d within %v", what, i, want, pollTimeout)
+			}
+			slowest = max(slowest, d)
+		}
+		latencies = append(latencies, fmt.Sprintf("%s %v", what, slowest.Round(time.Millisecond)))
+	}
+
+	start := time.Now()
+	k := decodeCreated(t, adminCall(t, c, gs[0], "POST", "/admin/v1/keys", `{"name":"replicated","products":{"exercisedb":"Pro"}}`))
+	propagation("create", start, k.Key, http.StatusOK, "")
+
+	start = time.Now()
+	if r := adminCall(t, c, gs[0], "PATCH", "/admin/v1/keys/"+k.ID, `{"disabled":true}`); r.status != http.StatusOK {
+		t.Fatalf("disable: %s", r)
+	}
+	propagation("disable", start, k.Key, http.StatusUnauthorized, "disabled")
+
+	start = time.Now()
+	adminCall(t, c, gs[0], "PATCH", "/admin/v1/keys/"+k.ID, `{"disabled":false}`)
+	propagation("enable", start, k.Key, http.StatusOK, "")
+
+	start = time.Now()
+	next := decodeCreated(t, adminCall(t, c, gs[0], "POST", "/admin/v1/keys/"+k.ID+"/rotate", `{"overlap":"0s"}`))
+	propagation("rotate (new key)", start, next.Key, http.StatusOK, "")
+	propagation("rotate (old key ended)", start, k.Key, http.StatusUnauthorized, "expired")
+
+	start = time.Now()
+	if r := adminCall(t, c, gs[0], "DELETE", "/admin/v1/keys/"+next.ID, ""); r.status != http.StatusNoContent {
+		t.Fatalf("delete: %s", r)
+	}
+	propagation("delete", start, next.Key, http.StatusUnauthorized, "Invalid API key")
+
+	// Drop every connection of the three gateways mid-run.
+	kept := decodeCreated(t, adminCall(t, c, gs[1], "POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}}`))
+	propagation("create (before the drop)", time.Now(), kept.Key, http.StatusOK, "")
+	pgtest.Exec(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, schema)
+	start = time.Now()
+	after := decodeCreated(t, adminCall(t, c, gs[2], "POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}}`))
+	propagation("create (after the drop, with reconnection)", start, after.Key, http.StatusOK, "")
+	for i, g := range gs {
+		if status, body := statusOf(t, c, g, "/api/v1/liveness", kept.Key, gifHost); status != http.StatusOK {
+			t.Errorf("replica %d lost a key after the drop: %d %s", i, status, body)
+		}
+		eventually(t, "back up", func() (bool, string) {
+			up := counter(t, c, g, "exercisedb_gateway_key_store_up")
+			return up == 1, fmt.Sprint("exercisedb_gateway_key_store_up ", up)
+		})
+		if n := counter(t, c, g, `exercisedb_gateway_key_store_syncs_total{result="error"}`); n < 1 {
+			t.Errorf("replica %d counted no failed sync after the drop", i)
+		}
+		if len(g.logEntries("key store unreachable; the keys last loaded stay in force until it is back")) != 1 {
+			t.Errorf("replica %d did not log the outage once", i)
+		}
+	}
+	t.Logf("propagation to the slowest of 3 replicas, from before the admin call: %s", strings.Join(latencies, ", "))
+	for _, g := range gs {
+		if strings.Contains(strings.Join(g.log(), "\n"), strings.TrimPrefix(k.Key, "exdb_")) {
+			t.Error("a key appears in a gateway's log")
+		}
+	}
+}
+
+// TestKeysCLI runs every keys subcommand against the keys file and, with
+// DATABASE_URL, against PostgreSQL.
+func TestKeysCLI(t *testing.T) {
+	for _, kind := range []string{"file", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			config := testConfig(t, "127.0.0.1:1", options{})
+			if kind == "postgres" {
+				dbURL, _ := pgtest.URL(t)
+				withKeyService(t, config, dbURL)
+			}
+			gw := func(args ...string) result {
+				t.Helper()
+				r := runGateway(t, append([]string{"keys", args[0], "-config", config}, args[1:]...)...)
+				if r.code != 0 {
+					t.Fatalf("keys %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
+				}
+				return r
+			}
+			key := strings.TrimSpace(gw("create", "-id", "key_cli", "-name", "cli app", "-product", "exercisedb=Pro", "-expires", "2099-01-01T00:00:00Z").stdout)
+			if !strings.HasPrefix(key, "exdb_") {
+				t.Fatalf("create printed %q", key)
+			}
+			gw("disable", "key_cli")
+			list := gw("list").stdout
+			if !strings.Contains(list, "key_cli") || !strings.Contains(list, "exercisedb=Pro") || !strings.Contains(list, "true") ||
+				!strings.Contains(list, "2099-01-01T00:00:00Z") || strings.Contains(list, key) {
+				t.Errorf("list after disable:\n%s", list)
+			}
+			if r := runGateway(t, "keys", "rotate", "-config", config, "key_cli"); r.code != 1 || !strings.Contains(r.stderr, "disabled") {
+				t.Errorf("rotate of a disabled key: exit %d: %s", r.code, r.stderr)
+			}
+			gw("disable", "-enable", "key_cli")
+			rotated := gw("rotate", "-overlap", "1h", "key_cli")
+			if next := strings.TrimSpace(rotated.stdout); !strings.HasPrefix(next, "exdb_") || next == key {
+				t.Errorf("rotate printed %q", rotated.stdout)
+			}
+			gw("delete", "key_cli")
+			if list := gw("list").stdout; strings.Contains(list, "key_cli ") || strings.Count(list, "\n") != 2 {
+				t.Errorf("list after delete (the rotated key left):\n%s", list)
+			}
+			if r := runGateway(t, "keys", "delete", "-config", config, "key_cli"); r.code != 1 || !strings.Contains(r.stderr, "no key has this id") {
+				t.Errorf("delete of an unknown id: exit %d: %s", r.code, r.stderr)
+			}
+		})
+	}
+}
+
+// TestExpiredKey checks the 401 of an expired key and that the admin API is
+// off (404) without a token hash.
+func TestExpiredKey(t *testing.T) {
+	cat := startCatalog(t)
+	config := testConfig(t, cat.grpc, options{})
+	key := "exdb_expired-key-of-the-test"
+	data := "keys:\n  - id: key_old\n    hash: " + sha256Hash(key) + "\n    products: {exercisedb: Pro}\n    expires_at: 2020-01-01T00:00:00Z\n"
+	if err := os.WriteFile(keysPath(config), []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := startGateway(t, config)
+	c := newClient(t)
+	r := api(t, c, g, "/api/v1/liveness", key, gifHost)
+	checkError(t, r, http.StatusUnauthorized, "UNAUTHORIZED")
+	if !strings.Contains(string(r.body), "This API key expired at 2020-01-01T00:00:00Z.") {
+		t.Errorf("body %s, want it to say the key expired", r.body)
+	}
+	if status, body := adminGet(c, g, "/admin/v1/keys"); status != http.StatusNotFound {
+		t.Errorf("admin API without admin.token_hash: %d %s, want 404", status, body)
+	}
+}
+
+// TestREADMEKeyService runs the README's admin API examples (the curl
+// commands to 127.0.0.1:9091/admin/v1) against the real binaries configured
+// as `make run` is, with keys in PostgreSQL and an admin token.
+func TestREADMEKeyService(t *testing.T) {
+	md, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples []docexample.Example
+	for _, ex := range docexample.Parse(string(md)) {
+		if strings.HasPrefix(ex.Command, "curl ") && strings.Contains(ex.Command, "127.0.0.1:9091/admin/v1") {
+			examples = append(examples, ex)
+		}
+	}
+	if len(examples) < 8 {
+		t.Fatalf("found %d admin API examples in README.md; the parser or the README changed", len(examples))
+	}
+	dbURL, _ := pgtest.URL(t)
+	cat := startCatalog(t)
+	config := devConfig(t, cat.grpc)
+	withKeyService(t, config, dbURL)
+	g := startGateway(t, config)
+	for _, ex := range examples {
+		cmd := exec.Command("sh", "-c", strings.ReplaceAll(ex.Command, "127.0.0.1:9091", g.admin))
+		cmd.Env = append(os.Environ(), "ADMIN_TOKEN="+adminToken)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("README.md:%d: %s: %v\n%s", ex.Line, ex.Command, err, out)
+			continue
+		}
+		if got := string(out); !docexample.Match(ex.Output, got) {
+			t.Errorf("README.md:%d: %s\nprints:\n%s\nREADME shows:\n%s", ex.Line, ex.Command, got, strings.Join(ex.Output, "\n"))
+		}
+	}
+}
+
+// TestKeysPostgresUnreachableAtStart: a gateway whose key database cannot
+// be reached does not start, and says why without the password.
+func TestKeysPostgresUnreachableAtStart(t *testing.T) {
+	config := testConfig(t, "127.0.0.1:1", options{})
+	withKeyService(t, config, "postgres://gw:hunter2@127.0.0.1:1/keys?sslmode=disable&connect_timeout=2")
+	r := runGateway(t, "-config", config)
+	if r.code != 1 || !strings.Contains(r.stderr, "key store: PostgreSQL at 127.0.0.1:1/keys") || strings.Contains(r.stderr, "hunter2") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}

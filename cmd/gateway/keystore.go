@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/exercisedb/exercisedb/gateway/adminapi"
+	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/gateway/keys"
+)
+
+// openKeyStore opens the keys of the configuration, PostgreSQL when
+// keys_postgres_url is set, else the keys file, and registers its metrics
+// in reg. A database unreachable at start is an error: with no keys ever
+// loaded the gateway could only refuse every request.
+func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (keys.Store, error) {
+	var store keys.Store
+	result := func(err error) string {
+		if err != nil {
+			return "error"
+		}
+		return "ok"
+	}
+	if cfg.KeysPostgresURL != "" {
+		pg, err := keys.OpenPostgres(ctx, cfg.KeysPostgresURL, keys.PostgresOptions{Log: log})
+		if err != nil {
+			return nil, err
+		}
+		syncs := prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_key_store_syncs_total",
+			Help: "Loads of every key from PostgreSQL (on a notification, a reconnection, SIGHUP or the periodic resync), by result; a failed connection counts as an error.",
+		}, []string{"result"})
+		reg.MustRegister(syncs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "exercisedb_gateway_key_store_up",
+			Help: "1 while the last load of the keys from PostgreSQL succeeded; 0 while the keys last loaded stay in force without updates.",
+		}, func() float64 {
+			if pg.Up() {
+				return 1
+			}
+			return 0
+		}))
+		pg.OnSync = func(err error) { syncs.WithLabelValues(result(err)).Inc() }
+		store = pg
+	} else {
+		f, err := keys.Open(cfg.KeysFile, log)
+		if err != nil {
+			return nil, fmt.Errorf("keys file: %w", err)
+		}
+		reloads := prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_key_reloads_total", Help: "Reloads of the keys file, by result.",
+		}, []string{"result"})
+		reg.MustRegister(reloads)
+		f.OnReload = func(err error) { reloads.WithLabelValues(result(err)).Inc() }
+		store = f
+	}
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "exercisedb_gateway_keys",
+		Help: "Keys in force in this replica's memory, disabled and expired ones included.",
+	}, func() float64 { return float64(store.Current().Len()) }))
+	return store, nil
+}
+
+// withAdminAPI serves the keys' admin API under /admin/v1/ beside the
+// admin routes h, when an admin token is configured; without one the API
+// is not mounted (404).
+func withAdminAPI(h http.Handler, d adminapi.Deps) http.Handler {
+	if d.TokenHash == "" {
+		return h
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.Handle(adminapi.Prefix, adminapi.New(d))
+	return mux
+}

@@ -1,0 +1,203 @@
+// Package adminapi is the operators' HTTP API of the gateway's keys, served
+// under /admin/v1 on the admin listener behind a bearer token: create (the
+// key is shown once), list, get, update, rotate, delete, and per-key usage.
+// It works the same on every keys.Store; errors use the public API's
+// envelope (apierror).
+package adminapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/usage"
+	"github.com/exercisedb/exercisedb/pkg/admin"
+)
+
+// Prefix is the path under which the API is served.
+const Prefix = "/admin/v1/"
+
+// Usage supplies the usage figures of keys: *usage.Meter, the gateway's
+// usage metering.
+type Usage interface {
+	// KeyUsage returns the key's requests per UTC day and product, for the
+	// days from from to to (both UTC midnights, inclusive).
+	KeyUsage(ctx context.Context, keyID string, from, to time.Time) ([]usage.DayUsage, error)
+	// LastUsed returns when the key was last seen, if known; coarse.
+	LastUsed(keyID string) (time.Time, bool)
+}
+
+// Deps are what the API needs.
+type Deps struct {
+	Store keys.Store
+	// Products are the products and plans a key may subscribe to.
+	Products *plan.Table
+	// Usage may be nil: usage is then empty and lastUsedAt null.
+	Usage Usage
+	// TokenHash is admin.token_hash; empty turns the API off (404).
+	TokenHash string
+	// DocsURL is the base of the envelope's docs links (docs_url); empty
+	// gives a path on the public listener, /docs.
+	DocsURL string
+	Log     *slog.Logger
+	// Now is the clock of the usage period; nil means time.Now.
+	Now func() time.Time
+}
+
+// List paging: limit's default and maximum.
+const (
+	defaultLimit = 20
+	maxLimit     = 100
+)
+
+type api struct{ Deps }
+
+// handler is a route; a returned error is rendered in the envelope.
+type handler func(w http.ResponseWriter, r *http.Request) error
+
+// New returns the handler of every path under Prefix.
+func New(d Deps) http.Handler {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.DocsURL == "" {
+		d.DocsURL = "/docs"
+	}
+	a := &api{d}
+	mux := http.NewServeMux()
+	mux.Handle("/admin/v1/keys", a.methods(map[string]handler{"GET": a.list, "POST": a.create}))
+	mux.Handle("/admin/v1/keys/{id}", a.methods(map[string]handler{"GET": a.get, "PATCH": a.update, "DELETE": a.delete}))
+	mux.Handle("/admin/v1/keys/{id}/rotate", a.methods(map[string]handler{"POST": a.rotate}))
+	mux.Handle("/admin/v1/keys/{id}/usage", a.methods(map[string]handler{"GET": a.usage}))
+	mux.Handle("/", a.serve(func(_ http.ResponseWriter, r *http.Request) error {
+		return apierror.New(http.StatusNotFound, "There is no admin endpoint %s. The endpoints are /admin/v1/keys, "+
+			"/admin/v1/keys/{id}, /admin/v1/keys/{id}/rotate and /admin/v1/keys/{id}/usage.", r.URL.Path)
+	}))
+	return a.guard(mux)
+}
+
+// requestIDKey holds a request's id in its context.
+type requestIDKey struct{}
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// guard gives each request an id, refuses it without the admin token (or
+// with the API off), and turns a panic into a 500 envelope.
+func (a *api) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b [10]byte
+		_, _ = rand.Read(b[:])
+		id := "req_" + idEncoding.EncodeToString(b[:])
+		w.Header().Set("X-Request-Id", id)
+		w.Header().Set("Cache-Control", "no-store")
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				a.Log.Error("panic", "request_id", id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				a.fail(w, r, apierror.Internal(fmt.Errorf("panic: %v", p)))
+			}
+		}()
+		switch {
+		case a.TokenHash == "":
+			a.fail(w, r, apierror.New(http.StatusNotFound, "The admin API is off: set admin.token_hash to turn it on."))
+		case !admin.ValidToken(a.TokenHash, r):
+			w.Header().Set("WWW-Authenticate", `Bearer realm="admin"`)
+			a.fail(w, r, apierror.New(http.StatusUnauthorized, "Send the admin token in the header Authorization: Bearer and the token."))
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// methods dispatches on the method, with a 405 envelope for others.
+func (a *api) methods(byMethod map[string]handler) http.Handler {
+	allowed := slices.Sorted(maps.Keys(byMethod))
+	return a.serve(func(w http.ResponseWriter, r *http.Request) error {
+		h, ok := byMethod[r.Method]
+		if !ok {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			return apierror.New(http.StatusMethodNotAllowed, "%s is not supported on %s; use %s.", r.Method, r.URL.Path, strings.Join(allowed, " or "))
+		}
+		return h(w, r)
+	})
+}
+
+func (a *api) serve(h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			a.fail(w, r, a.clientError(err, r))
+		}
+	})
+}
+
+// clientError maps the errors of the store onto the envelope's.
+func (a *api) clientError(err error, r *http.Request) error {
+	var in *keys.InputError
+	id := r.PathValue("id")
+	switch {
+	case errors.As(err, &in):
+		return apierror.New(http.StatusBadRequest, "%s: %s.", in.Field, in.Message)
+	case errors.Is(err, keys.ErrNotFound):
+		return apierror.New(http.StatusNotFound, "No key has the id %q.", id)
+	case errors.Is(err, keys.ErrDisabled):
+		return apierror.New(http.StatusBadRequest, "id: the key %q is disabled or expired, so it cannot be rotated; create a key instead.", id)
+	case errors.Is(err, keys.ErrDuplicateID):
+		return apierror.New(http.StatusConflict, "id: a key with this id exists already.")
+	case errors.Is(err, keys.ErrUnavailable):
+		return apierror.Unavailable(time.Second, err, "The key store is unavailable; retry later.")
+	}
+	return err
+}
+
+// fail writes err in the envelope; what only the log may see goes there.
+func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := apierror.From(err)
+	id, _ := r.Context().Value(requestIDKey{}).(string)
+	if e.Err != nil {
+		a.Log.Error("admin request failed", "request_id", id, "method", r.Method, "path", r.URL.Path,
+			"status", e.Status, "err", e.Err.Error())
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(max(1, int(e.RetryAfter.Seconds()))))
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(e.Body(a.DocsURL, id))
+}
+
+// reply writes v as JSON.
+func reply(w http.ResponseWriter, status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+	return nil
+}
+
+// audit logs a change, naming the key by id (never the key).
+func (a *api) audit(r *http.Request, what, id string, attrs ...any) {
+	rid, _ := r.Context().Value(requestIDKey{}).(string)
+	a.Log.Info("admin: "+what, append([]any{"key_id", id, "request_id", rid}, attrs...)...)
+}

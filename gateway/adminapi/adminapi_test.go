@@ -1,0 +1,309 @@
+package adminapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/usage"
+	"github.com/exercisedb/exercisedb/pkg/admin"
+)
+
+const token = "test-admin-token"
+
+// now is the clock of the store and the API: in the machine's future, so
+// that expiries set from it are ahead.
+var now = time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeUsage answers fixed figures.
+type fakeUsage struct{}
+
+func (fakeUsage) KeyUsage(_ context.Context, id string, from, to time.Time) ([]usage.DayUsage, error) {
+	return []usage.DayUsage{{Date: to.Format(time.DateOnly), Product: "exercisedb", Requests: 7, Status: usage.Classes{Success: 6, ClientError: 1}}}, nil
+}
+
+func (fakeUsage) LastUsed(id string) (time.Time, bool) { return now.Add(-time.Minute), true }
+
+// newAPI serves the API over a fresh keys file.
+func newAPI(t *testing.T, usage Usage) (*httptest.Server, *keys.File) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "keys.yaml")
+	if err := os.WriteFile(path, []byte("keys: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := keys.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Now = func() time.Time { return now }
+	products, err := plan.NewTable([]config.Product{{
+		Name: "exercisedb", Hosts: []string{"exercisedb.example.com"},
+		Media: config.Media{Kind: "gif", ImageURL: "https://m.example/{mediaKey}.gif"},
+		Plans: map[string]config.Plan{"Basic": {Operations: []string{"*"}}, "Pro": {Operations: []string{"*"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(New(Deps{Store: store, Products: products, Usage: usage,
+		TokenHash: admin.HashToken(token), DocsURL: "http://docs.example/docs", Now: func() time.Time { return now }}))
+	t.Cleanup(srv.Close)
+	return srv, store
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func call(t *testing.T, srv *httptest.Server, method, path, body string, bearer ...string) resp {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := token
+	if len(bearer) > 0 {
+		tok = bearer[0]
+	}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp{res.StatusCode, res.Header, string(b)}
+}
+
+func decodeJSON[T any](t *testing.T, r resp) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(r.body), &v); err != nil {
+		t.Fatalf("%d %s: %v", r.status, r.body, err)
+	}
+	return v
+}
+
+func TestKeyLifecycle(t *testing.T) {
+	srv, store := newAPI(t, fakeUsage{})
+	r := call(t, srv, "POST", "/admin/v1/keys", `{"name":"acme app","products":{"exercisedb":"Pro"},"expiresAt":"2030-06-01T00:00:00Z"}`)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	created := decodeJSON[map[string]any](t, r)
+	id, secret := created["id"].(string), created["key"].(string)
+	want := map[string]any{"id": id, "key": secret, "name": "acme app", "products": map[string]any{"exercisedb": "Pro"},
+		"disabled": false, "expiresAt": "2030-06-01T00:00:00Z", "createdAt": "2030-05-01T12:00:00Z", "lastUsedAt": "2030-05-01T11:59:00Z"}
+	if diff := cmp.Diff(want, created); diff != "" {
+		t.Errorf("create (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(secret, keys.KeyPrefix) || r.header.Get("Location") != "/admin/v1/keys/"+id {
+		t.Errorf("key %.5s..., Location %q", secret, r.header.Get("Location"))
+	}
+	if k, ok := store.Current().Lookup(secret); !ok || k.ID != id {
+		t.Errorf("the created key is not in force")
+	}
+
+	delete(want, "key")
+	for _, path := range []string{"/admin/v1/keys/" + id, "/admin/v1/keys"} {
+		r = call(t, srv, "GET", path, "")
+		if strings.Contains(r.body, secret) || r.status != http.StatusOK {
+			t.Errorf("GET %s: %d, shows the key: %v", path, r.status, strings.Contains(r.body, secret))
+		}
+	}
+	if diff := cmp.Diff(want, decodeJSON[map[string]any](t, call(t, srv, "GET", "/admin/v1/keys/"+id, ""))); diff != "" {
+		t.Errorf("get (-want +got):\n%s", diff)
+	}
+	list := decodeJSON[struct {
+		Data []map[string]any
+		Meta map[string]any
+	}](t, call(t, srv, "GET", "/admin/v1/keys?limit=1", ""))
+	if len(list.Data) != 1 || !cmp.Equal(list.Meta, map[string]any{"total": 1.0, "limit": 1.0, "hasNextPage": false, "nextCursor": nil}) {
+		t.Errorf("list: %+v", list)
+	}
+
+	r = call(t, srv, "PATCH", "/admin/v1/keys/"+id, `{"disabled":true,"expiresAt":null,"products":{"exercisedb":"Basic"}}`)
+	got := decodeJSON[map[string]any](t, r)
+	if r.status != http.StatusOK || got["disabled"] != true || got["expiresAt"] != nil || got["products"].(map[string]any)["exercisedb"] != "Basic" {
+		t.Errorf("patch: %d %s", r.status, r.body)
+	}
+	if k, _ := store.Current().Lookup(secret); !k.Disabled {
+		t.Error("the disabled key is not disabled in force")
+	}
+	if r = call(t, srv, "POST", "/admin/v1/keys/"+id+"/rotate", `{"overlap":"1h"}`); r.status != http.StatusBadRequest || !strings.Contains(r.body, "disabled") {
+		t.Errorf("rotate of a disabled key: %d %s", r.status, r.body)
+	}
+	call(t, srv, "PATCH", "/admin/v1/keys/"+id, `{"disabled":false}`)
+
+	r = call(t, srv, "POST", "/admin/v1/keys/"+id+"/rotate", `{"overlap":"24h"}`)
+	rotated := decodeJSON[map[string]any](t, r)
+	replaces, _ := rotated["replaces"].(map[string]any)
+	if r.status != http.StatusCreated || rotated["id"] == id || rotated["key"] == nil || replaces["id"] != id ||
+		replaces["expiresAt"] != "2030-05-02T12:00:00Z" || replaces["key"] != nil {
+		t.Errorf("rotate: %d %s", r.status, r.body)
+	}
+	if k, ok := store.Current().Lookup(rotated["key"].(string)); !ok || k.Products["exercisedb"] != "Basic" {
+		t.Errorf("the new key is not in force with the old one's products: %+v", k)
+	}
+	// The default overlap is a day; a key rotated twice keeps its end.
+	if r = call(t, srv, "POST", "/admin/v1/keys/"+id+"/rotate", ""); r.status != http.StatusCreated || !strings.Contains(r.body, `"expiresAt":"2030-05-02T12:00:00Z"`) {
+		t.Errorf("rotate with no body: %d %s", r.status, r.body)
+	}
+
+	usage := decodeJSON[map[string]any](t, call(t, srv, "GET", "/admin/v1/keys/"+id+"/usage?from=2030-04-01", ""))
+	wantUsage := map[string]any{"data": map[string]any{"id": id, "from": "2030-04-01", "to": "2030-05-01", "days": []any{
+		map[string]any{"date": "2030-05-01", "product": "exercisedb", "requests": 7.0, "status": map[string]any{"2xx": 6.0, "3xx": 0.0, "4xx": 1.0, "5xx": 0.0}}}}}
+	if diff := cmp.Diff(wantUsage, usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+
+	if r = call(t, srv, "DELETE", "/admin/v1/keys/"+id, ""); r.status != http.StatusNoContent || r.body != "" {
+		t.Errorf("delete: %d %s", r.status, r.body)
+	}
+	if _, ok := store.Current().Lookup(secret); ok {
+		t.Error("the deleted key is in force")
+	}
+	if r = call(t, srv, "GET", "/admin/v1/keys/"+id, ""); r.status != http.StatusNotFound {
+		t.Errorf("get after delete: %d %s", r.status, r.body)
+	}
+}
+
+func TestPaging(t *testing.T) {
+	srv, _ := newAPI(t, nil)
+	for _, id := range []string{"key_c", "key_a", "key_b"} {
+		if r := call(t, srv, "POST", "/admin/v1/keys", `{"id":"`+id+`","products":{"exercisedb":"Pro"}}`); r.status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+	}
+	var ids []string
+	after := ""
+	for range 3 {
+		page := decodeJSON[struct {
+			Data []struct{ ID string }
+			Meta struct {
+				NextCursor  *string
+				HasNextPage bool
+			}
+		}](t, call(t, srv, "GET", "/admin/v1/keys?limit=2&after="+after, ""))
+		for _, k := range page.Data {
+			ids = append(ids, k.ID)
+		}
+		if !page.Meta.HasNextPage {
+			break
+		}
+		after = *page.Meta.NextCursor
+	}
+	if diff := cmp.Diff([]string{"key_a", "key_b", "key_c"}, ids); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	// Without usage metering, lastUsedAt is null and usage empty.
+	if r := call(t, srv, "GET", "/admin/v1/keys/key_a", ""); !strings.Contains(r.body, `"lastUsedAt":null`) {
+		t.Errorf("lastUsedAt: %s", r.body)
+	}
+	if r := call(t, srv, "GET", "/admin/v1/keys/key_a/usage", ""); r.status != http.StatusOK || !strings.Contains(r.body, `"days":[]`) {
+		t.Errorf("usage: %d %s", r.status, r.body)
+	}
+}
+
+// TestRefusals checks every refusal: status, envelope code and a message
+// naming what was wrong.
+func TestRefusals(t *testing.T) {
+	srv, _ := newAPI(t, nil)
+	if r := call(t, srv, "POST", "/admin/v1/keys", `{"id":"key_x","products":{"exercisedb":"Pro"}}`); r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	call(t, srv, "POST", "/admin/v1/keys", `{"id":"key_off","products":{"exercisedb":"Pro"}}`)
+	call(t, srv, "PATCH", "/admin/v1/keys/key_off", `{"disabled":true}`)
+	for _, tc := range []struct {
+		method, path, body string
+		bearer             []string
+		status             int
+		message            string
+	}{
+		{"GET", "/admin/v1/keys", "", []string{""}, 401, "Authorization: Bearer"},
+		{"GET", "/admin/v1/keys", "", []string{"wrong"}, 401, "Authorization: Bearer"},
+		{"POST", "/admin/v1/keys", `{"products":`, nil, 400, "Malformed JSON"},
+		{"POST", "/admin/v1/keys", `[1]`, nil, 400, "Malformed JSON"},
+		{"POST", "/admin/v1/keys", ``, nil, 400, "The body is empty"},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}} {}`, nil, 400, "Malformed JSON"},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"},"plan":"Pro"}`, nil, 400, `Unknown field "plan"`},
+		{"POST", "/admin/v1/keys", `{"products":{"nope":"Pro"}}`, nil, 400, `products: no product "nope"`},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Gold"}}`, nil, 400, `products: product "exercisedb" has no plan "Gold"`},
+		{"POST", "/admin/v1/keys", `{"products":{}}`, nil, 400, "products: name at least one"},
+		{"POST", "/admin/v1/keys", `{"name":"x"}`, nil, 400, "products: name at least one"},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":5}}`, nil, 400, "products: want a string"},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"},"name":7}`, nil, 400, "name: want a string"},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"},"expiresAt":"2030-04-30T00:00:00Z"}`, nil, 400, "expiresAt: the time is not in the future"},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"},"expiresAt":"next week"}`, nil, 400, "expiresAt: want an RFC 3339 time"},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"},"id":"a b"}`, nil, 400, "id: want 1 to 64"},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"},"id":"key_x"}`, nil, 409, "id: a key with this id exists"},
+		{"PUT", "/admin/v1/keys", `{}`, nil, 405, "use GET or POST"},
+		{"GET", "/admin/v1/keys?limit=0", "", nil, 400, "limit must be a whole number from 1 to 100"},
+		{"GET", "/admin/v1/keys?limit=101", "", nil, 400, "limit must be a whole number from 1 to 100"},
+		{"GET", "/admin/v1/keys?limit=+5", "", nil, 400, "limit must be a whole number from 1 to 100"},
+		{"GET", "/admin/v1/keys?before=key_x", "", nil, 400, `Unknown query parameter "before"`},
+		{"GET", "/admin/v1/keys/key_none", "", nil, 404, `No key has the id "key_none"`},
+		{"PATCH", "/admin/v1/keys/key_none", `{"disabled":true}`, nil, 404, `No key has the id "key_none"`},
+		{"PATCH", "/admin/v1/keys/key_x", `{}`, nil, 400, "Send at least one of"},
+		{"PATCH", "/admin/v1/keys/key_x", `{"disabled":"yes"}`, nil, 400, "disabled: want true or false"},
+		{"PATCH", "/admin/v1/keys/key_x", `{"products":null}`, nil, 400, "products: want an object"},
+		{"PATCH", "/admin/v1/keys/key_x", `{"products":{"exercisedb":"Gold"}}`, nil, 400, `products: product "exercisedb" has no plan "Gold"`},
+		{"PATCH", "/admin/v1/keys/key_x", `{"expiresAt":"2020-01-01T00:00:00Z"}`, nil, 400, "expiresAt: the time is not in the future"},
+		{"PATCH", "/admin/v1/keys/key_x", `{"expiresAt":5}`, nil, 400, "expiresAt: want an RFC 3339 time"},
+		{"PATCH", "/admin/v1/keys/key_x", `{"hash":"sha256:00"}`, nil, 400, `Unknown field "hash"`},
+		{"DELETE", "/admin/v1/keys/key_none", "", nil, 404, `No key has the id "key_none"`},
+		{"POST", "/admin/v1/keys/key_none/rotate", `{"overlap":"1h"}`, nil, 404, `No key has the id "key_none"`},
+		{"POST", "/admin/v1/keys/key_off/rotate", `{"overlap":"1h"}`, nil, 400, `id: the key "key_off" is disabled`},
+		{"POST", "/admin/v1/keys/key_x/rotate", `{"overlap":"-1h"}`, nil, 400, "overlap: want a duration of 0 or more"},
+		{"POST", "/admin/v1/keys/key_x/rotate", `{"overlap":"a day"}`, nil, 400, "overlap: want a duration of 0 or more"},
+		{"POST", "/admin/v1/keys/key_x/rotate", `{"overlap":"1h","grace":"1h"}`, nil, 400, `Unknown field "grace"`},
+		{"GET", "/admin/v1/keys/key_x/rotate", "", nil, 405, "use POST"},
+		{"GET", "/admin/v1/keys/key_none/usage", "", nil, 404, `No key has the id "key_none"`},
+		{"GET", "/admin/v1/keys/key_x/usage?from=yesterday", "", nil, 400, "from: want a day"},
+		{"GET", "/admin/v1/keys/key_x/usage?from=2030-05-02", "", nil, 400, "from: want a day at most"},
+		{"GET", "/admin/v1/keys/key_x/usage?days=3", "", nil, 400, `Unknown query parameter "days"`},
+		{"GET", "/admin/v1/other", "", nil, 404, "There is no admin endpoint /admin/v1/other"},
+	} {
+		r := call(t, srv, tc.method, tc.path, tc.body, tc.bearer...)
+		var env apierror.Envelope
+		if err := json.Unmarshal([]byte(r.body), &env); err != nil || r.status != tc.status ||
+			env.Error.Code != apierror.Codes()[tc.status] || !strings.Contains(env.Error.Message, tc.message) ||
+			!strings.HasPrefix(env.Error.RequestID, "req_") || env.Error.RequestID != r.header.Get("X-Request-Id") ||
+			env.Error.Docs != "http://docs.example/docs/errors/code/"+env.Error.Code {
+			t.Errorf("%s %s %s: %d %s; want %d with %q", tc.method, tc.path, tc.body, r.status, r.body, tc.status, tc.message)
+		}
+	}
+	if r := call(t, srv, "PUT", "/admin/v1/keys/key_x", ""); r.header.Get("Allow") != "DELETE, GET, PATCH" {
+		t.Errorf("Allow: %q", r.header.Get("Allow"))
+	}
+}
+
+func TestOff(t *testing.T) {
+	h := New(Deps{})
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/admin/v1/keys", nil)
+	req.Header.Set("Authorization", "Bearer ")
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "admin.token_hash") {
+		t.Errorf("API without a token hash: %d %s", rec.Code, rec.Body)
+	}
+}

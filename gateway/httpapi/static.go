@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/exercisedb/exercisedb/gateway/httpapi/docsui"
+)
+
+// staticFile is a public response fixed at build time: the OpenAPI
+// document, the /docs page and its assets.
+type staticFile struct {
+	body         []byte
+	contentType  string
+	etag         string // strong, from the content
+	cacheControl string
+	// gzipped, if not nil, is the body compressed once, on first use.
+	gzipped func() []byte
+}
+
+func newStaticFile(body []byte, contentType, cacheControl string, compress bool) *staticFile {
+	sum := sha256.Sum256(body)
+	f := &staticFile{body: body, contentType: contentType, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, cacheControl: cacheControl}
+	if compress && len(body) >= minCompressed {
+		f.gzipped = sync.OnceValue(func() []byte { return gzipBody(body) })
+	}
+	return f
+}
+
+// serve writes the file, gzipped when compression is on and the client
+// accepts it; If-None-Match with its ETag gives 304, HEAD no body.
+func (f *staticFile) serve(c *gin.Context, compression bool) {
+	etag, body := f.etag, f.body
+	var cd *coding
+	if compression && f.gzipped != nil {
+		c.Writer.Header().Add("Vary", "Accept-Encoding")
+		if cd = negotiate(c.GetHeader("Accept-Encoding")); cd != nil {
+			etag = cd.etag(f.etag)
+		}
+	}
+	c.Header("ETag", etag)
+	c.Header("Cache-Control", f.cacheControl)
+	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, etag, true) {
+		c.Status(http.StatusNotModified)
+		c.Writer.WriteHeaderNow()
+		return
+	}
+	if cd != nil {
+		body = f.gzipped()
+		c.Header("Content-Encoding", cd.name)
+	}
+	c.Header("Content-Type", f.contentType)
+	c.Header("Content-Length", strconv.Itoa(len(body)))
+	c.Status(http.StatusOK)
+	if c.Request.Method != http.MethodHead {
+		_, _ = c.Writer.Write(body)
+	} else {
+		c.Writer.WriteHeaderNow()
+	}
+}
+
+// The page revalidates on every visit (a cheap 304), so that after an
+// upgrade it never links assets this gateway no longer has; the assets'
+// names change with their content, so they are cached for ever.
+var (
+	referencePage   = newStaticFile(docsui.Page, "text/html; charset=utf-8", "public, no-cache", true)
+	referenceAssets = func() map[string]*staticFile {
+		m := map[string]*staticFile{}
+		for _, f := range docsui.Assets {
+			m[f.Name] = newStaticFile(f.Body, f.ContentType, "public, max-age=31536000, immutable", true)
+		}
+		return m
+	}()
+)
+
+// apiReference serves /docs, the interactive reference: public like the
+// error pages, and the same for every request, whatever its Host.
+func (a *api) apiReference(c *gin.Context) {
+	c.Header("Content-Security-Policy", docsui.ContentSecurityPolicy)
+	c.Header("X-Content-Type-Options", "nosniff")
+	c.Header("Referrer-Policy", "no-referrer")
+	referencePage.serve(c, a.Compression)
+}
+
+// referenceAsset serves a file of the /docs page.
+func (a *api) referenceAsset(c *gin.Context) {
+	f, ok := referenceAssets[c.Param("file")]
+	if !ok {
+		a.noRoute(c)
+		return
+	}
+	c.Header("X-Content-Type-Options", "nosniff")
+	f.serve(c, a.Compression)
+}

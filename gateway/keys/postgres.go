@@ -1,0 +1,310 @@
+package keys
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrUnavailable wraps the errors of a Postgres operation that failed in
+// the database or on the way to it.
+var ErrUnavailable = errors.New("the key store is unavailable")
+
+// ApplicationName is the application_name of the gateway's connections,
+// unless the URL sets one: it tells them apart in pg_stat_activity.
+const ApplicationName = "exercisedb-gateway"
+
+// Postgres holds the keys in PostgreSQL, in the table gateway_keys of the
+// URL's schema (search_path), and every replica's Set in memory. Watch
+// keeps the Set current: it LISTENs on a channel that a trigger notifies
+// on every change, reloads the table on each notification, every
+// ResyncEvery, and after every reconnection. While the database is
+// unreachable the Set last loaded stays in force.
+type Postgres struct {
+	// OnSync, when not nil, is called after every load attempt of Watch
+	// (a failed connection counts as one), with its error. Set it before
+	// Watch; calls come one at a time.
+	OnSync func(err error)
+
+	opts    PostgresOptions
+	pool    *pgxpool.Pool
+	listen  *pgx.ConnConfig
+	channel string
+	cur     atomic.Pointer[Set]
+	up      atomic.Bool
+}
+
+// PostgresOptions are the choices of OpenPostgres; the zero value is
+// ready for use.
+type PostgresOptions struct {
+	Log *slog.Logger
+	// ResyncEvery is the period of the full reload that backs up the
+	// notifications; default 30s.
+	ResyncEvery time.Duration
+	// Now is the clock of expiry checks; nil means time.Now.
+	Now func() time.Time
+}
+
+// OpenPostgres connects to the database at url, applies the schema's
+// migrations and loads the keys. An unreachable database is an error: a
+// gateway that never had keys cannot serve.
+func OpenPostgres(ctx context.Context, url string, o PostgresOptions) (*Postgres, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.ResyncEvery <= 0 {
+		o.ResyncEvery = 30 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("keys_postgres_url: %w", err)
+	}
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = ApplicationName
+	}
+	cfg.MaxConns = 4 // admin operations only: requests never query
+	// Admin operations are rare: check each pooled connection before use,
+	// so that one the server dropped meanwhile fails no operation.
+	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return true }
+	listen := cfg.ConnConfig.Copy()
+	// A wait for a notification that times out must leave the connection
+	// usable, without the cancel request pgx sends by default.
+	listen.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("keys_postgres_url: %w", err)
+	}
+	s := &Postgres{opts: o, pool: pool, listen: listen}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("key store: PostgreSQL at %s: migrations: %w", where(cfg.ConnConfig), err)
+	}
+	var schema string
+	if err := pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("key store: %w", err)
+	}
+	s.channel = schema + ".gateway_keys"
+	set, err := s.load(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("key store: %w", err)
+	}
+	s.cur.Store(set)
+	s.up.Store(true)
+	o.Log.Info("keys loaded from PostgreSQL", "database", where(cfg.ConnConfig), "schema", schema, "keys", set.Len())
+	return s, nil
+}
+
+// where names a database in messages: host, port and name, never a password.
+func where(c *pgx.ConnConfig) string {
+	return fmt.Sprintf("%s:%d/%s", c.Host, c.Port, c.Database)
+}
+
+// Current returns the Set last loaded.
+func (s *Postgres) Current() *Set { return s.cur.Load() }
+
+// Up reports whether the last load attempt succeeded.
+func (s *Postgres) Up() bool { return s.up.Load() }
+
+// Close closes the pool of the admin operations.
+func (s *Postgres) Close() { s.pool.Close() }
+
+// querier is what load needs of a pool or a connection.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// load reads every key into a new Set.
+func (s *Postgres) load(ctx context.Context, q querier) (*Set, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rows, err := q.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys`)
+	if err != nil {
+		return nil, err
+	}
+	var entries []entry
+	for rows.Next() {
+		k, hash, err := scanKey(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		d, ok := parseHash(hash)
+		if !ok { // the table's CHECK makes this impossible
+			rows.Close()
+			return nil, fmt.Errorf("key %q: malformed hash", k.ID)
+		}
+		entries = append(entries, entry{key: k, digest: d})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return newSet(entries), nil
+}
+
+const keyColumns = `id, name, hash, products, disabled, expires_at, created_at`
+
+// scanKey reads a row of keyColumns.
+func scanKey(row pgx.Row) (Key, string, error) {
+	var k Key
+	var hash string
+	var expires *time.Time
+	if err := row.Scan(&k.ID, &k.Name, &hash, &k.Products, &k.Disabled, &expires, &k.CreatedAt); err != nil {
+		return Key{}, "", err
+	}
+	if expires != nil {
+		k.ExpiresAt = expires.UTC()
+	}
+	k.CreatedAt = k.CreatedAt.UTC()
+	return k, hash, nil
+}
+
+// nullTime is t, or SQL NULL when t is zero.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+// fail wraps a database error; ErrNotFound and input errors pass.
+func fail(err error) error {
+	var in *InputError
+	if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrDisabled) || errors.Is(err, ErrDuplicateID) || errors.As(err, &in) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// Create inserts the key.
+func (s *Postgres) Create(ctx context.Context, n New) (Created, error) {
+	c, hash, err := prepare(n, s.opts.Now())
+	if err != nil {
+		return Created{}, err
+	}
+	return c, fail(s.insert(ctx, s.pool, c.Key, hash))
+}
+
+// execer is what insert needs of a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+func (s *Postgres) insert(ctx context.Context, e execer, k Key, hash string) error {
+	_, err := e.Exec(ctx, `INSERT INTO gateway_keys (id, name, hash, products, disabled, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, k.ID, k.Name, hash, k.Products, k.Disabled, nullTime(k.ExpiresAt), k.CreatedAt)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "gateway_keys_pkey" {
+		return fmt.Errorf("key %q: %w", k.ID, ErrDuplicateID)
+	}
+	return err
+}
+
+// List reads one page in id order.
+func (s *Postgres) List(ctx context.Context, after string, limit int) (Page, error) {
+	var p Page
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM gateway_keys`).Scan(&p.Total); err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys WHERE id > $1 ORDER BY id LIMIT $2`, after, limit+1)
+		ks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) {
+			k, _, err := scanKey(r)
+			return k, err
+		})
+		if err != nil {
+			return err
+		}
+		p.More = len(ks) > limit
+		p.Keys = ks[:min(limit, len(ks))]
+		return nil
+	})
+	return p, fail(err)
+}
+
+// Get reads one key.
+func (s *Postgres) Get(ctx context.Context, id string) (Key, error) {
+	k, _, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM gateway_keys WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Key{}, fmt.Errorf("key %q: %w", id, ErrNotFound)
+	}
+	return k, fail(err)
+}
+
+// change runs fn on the key of the given id, locked for the transaction.
+func (s *Postgres) change(ctx context.Context, id string, fn func(tx pgx.Tx, old Key) error) error {
+	return fail(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		old, _, err := scanKey(tx.QueryRow(ctx, `SELECT `+keyColumns+` FROM gateway_keys WHERE id = $1 FOR UPDATE`, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("key %q: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		return fn(tx, old)
+	}))
+}
+
+// Update changes the key's row.
+func (s *Postgres) Update(ctx context.Context, id string, c Change) (Key, error) {
+	var out Key
+	err := s.change(ctx, id, func(tx pgx.Tx, old Key) error {
+		k, err := apply(old, c, s.opts.Now())
+		if err != nil {
+			return err
+		}
+		out = k
+		_, err = tx.Exec(ctx, `UPDATE gateway_keys SET name = $2, disabled = $3, products = $4, expires_at = $5, updated_at = now()
+			WHERE id = $1`, id, k.Name, k.Disabled, k.Products, nullTime(k.ExpiresAt))
+		return err
+	})
+	return out, err
+}
+
+// Rotate ends the old key and inserts the new one in one transaction.
+func (s *Postgres) Rotate(ctx context.Context, id string, overlap time.Duration) (Created, Key, error) {
+	var next Created
+	var ended Key
+	err := s.change(ctx, id, func(tx pgx.Tx, old Key) error {
+		var hash string
+		var err error
+		if ended, next, hash, err = rotate(old, overlap, s.opts.Now()); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE gateway_keys SET expires_at = $2, updated_at = now() WHERE id = $1`, id, ended.ExpiresAt); err != nil {
+			return err
+		}
+		return s.insert(ctx, tx, next.Key, hash)
+	})
+	return next, ended, err
+}
+
+// Delete removes the key's row.
+func (s *Postgres) Delete(ctx context.Context, id string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM gateway_keys WHERE id = $1`, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		return fmt.Errorf("key %q: %w", id, ErrNotFound)
+	}
+	return fail(err)
+}
+
+var (
+	_ Store = (*File)(nil)
+	_ Store = (*Postgres)(nil)
+)
