@@ -9,9 +9,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
 
 // The vocabulary-valued fields that can be filtered on, in Filter order.
@@ -56,6 +59,10 @@ type Catalogue struct {
 	equipmentSets map[string]*roaring.Bitmap
 
 	searchIdx *searchIndex
+
+	// json holds each record's public JSON by position, encoded on first
+	// use (see JSON).
+	json []atomic.Pointer[exercisejson.Fragments]
 
 	resolved *lru.Cache[string, *roaring.Bitmap]
 	// rankings keeps ranked lists (relations, search results) by what
@@ -104,6 +111,7 @@ func New(f *File) (*Catalogue, error) {
 		}
 	}
 	c.nameKeys = make([]string, len(c.exercises))
+	c.json = make([]atomic.Pointer[exercisejson.Fragments], len(c.exercises))
 	for i := range c.exercises {
 		if err := c.index(uint32(i), &c.exercises[i]); err != nil {
 			return nil, err
@@ -212,6 +220,29 @@ func (c *Catalogue) Exercise(id string) (Exercise, error) {
 		return Exercise{}, ErrNotFound
 	}
 	return c.exercises[pos], nil
+}
+
+// JSON returns the public JSON of the exercise with the given id, nil if
+// there is none. A record is encoded the first time it is asked for and
+// kept with the catalogue, so that a reply copies bytes instead of
+// encoding them: a 1,000,000-record catalogue holds the JSON of the
+// records asked for, not of all.
+func (c *Catalogue) JSON(id string) *exercisejson.Fragments {
+	pos, ok := c.position(id)
+	if !ok {
+		return nil
+	}
+	if f := c.json[pos].Load(); f != nil {
+		return f
+	}
+	x := &c.exercises[pos]
+	f := exercisejson.Encode(&exercisejson.Record{
+		ID: x.ID, Name: x.Name, Equipments: x.Equipments, BodyParts: x.BodyParts, ExerciseTypes: x.ExerciseTypes,
+		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles,
+		Description: x.Description, Instructions: x.Instructions, Tips: x.Tips, Aliases: x.Aliases,
+	})
+	c.json[pos].Store(f) // a racing call stores equal bytes
+	return f
 }
 
 // position returns the index of the exercise with the given id.

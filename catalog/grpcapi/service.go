@@ -12,6 +12,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
 
 // Service implements catalogv1.CatalogServiceServer over the current
@@ -140,7 +141,6 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 	}
 	include := contentMask(req.GetInclude())
 	out := &catalogv1.ListExercisesResponse{
-		Exercises:        make([]*catalogv1.Exercise, len(page.Exercises)),
 		Total:            int32(page.Total),
 		HasNextPage:      page.HasNextPage,
 		HasPreviousPage:  page.HasPreviousPage,
@@ -148,6 +148,15 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		PreviousCursor:   page.PreviousCursor,
 		CatalogueVersion: c.Version(),
 	}
+	if req.GetJson() {
+		out.ExercisesJson = make([]*catalogv1.ExerciseJSON, len(page.Exercises))
+		msgs := make([]catalogv1.ExerciseJSON, len(page.Exercises)) // one allocation for the page
+		for i := range page.Exercises {
+			out.ExercisesJson[i] = toJSON(&msgs[i], c, &page.Exercises[i], include)
+		}
+		return out, nil
+	}
+	out.Exercises = make([]*catalogv1.Exercise, len(page.Exercises))
 	for i := range page.Exercises {
 		out.Exercises[i] = toProto(&page.Exercises[i], include)
 	}
@@ -163,6 +172,9 @@ func (s *Service) GetExercise(_ context.Context, req *catalogv1.GetExerciseReque
 	x, err := c.Exercise(req.GetId())
 	if err != nil {
 		return nil, toStatus(err)
+	}
+	if req.GetJson() {
+		return &catalogv1.GetExerciseResponse{ExerciseJson: toJSON(&catalogv1.ExerciseJSON{}, c, &x, allContent), CatalogueVersion: c.Version()}, nil
 	}
 	return &catalogv1.GetExerciseResponse{Exercise: toProto(&x, allContent), CatalogueVersion: c.Version()}, nil
 }
@@ -248,6 +260,14 @@ func contentMask(fields []catalogv1.ContentField) content {
 }
 
 func (m content) has(f catalogv1.ContentField) bool { return m&(1<<f) != 0 }
+
+// toJSON fills out with x's public JSON from c, sharing c's bytes.
+func toJSON(out *catalogv1.ExerciseJSON, c *exercise.Catalogue, x *exercise.Exercise, include content) *catalogv1.ExerciseJSON {
+	f := c.JSON(x.ID)
+	// content's bits start at CONTENT_FIELD_DESCRIPTION, 1; the Set's at 0.
+	out.Head, out.MediaKey, out.Content = f.Head(), x.MediaKey, f.Content(exercisejson.Set(include>>1))
+	return out
+}
 
 func toProto(x *exercise.Exercise, include content) *catalogv1.Exercise {
 	out := &catalogv1.Exercise{

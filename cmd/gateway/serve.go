@@ -67,7 +67,11 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.Log)
+	// Access lines go out in batches, not a write system call per request;
+	// deferred first, the last batch follows "gateway stopped".
+	logOut := logging.NewBuffer(stderr, 100*time.Millisecond)
+	defer logOut.Close()
+	log, accessLog := newLoggers(logOut, cfg.Log)
 	log.Info("gateway starting", "config", cfg)
 
 	reg := prometheus.NewRegistry()
@@ -129,6 +133,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		Catalog:        catalog,
 		DocsURL:        cfg.DocsURL,
 		Log:            log,
+		AccessLog:      accessLog,
 		Metrics:        reg,
 		TrustedProxies: cfg.TrustedProxies,
 		Cache:          cache,
@@ -242,10 +247,12 @@ func publicServer(h http.Handler, cfg *config.Config, log *slog.Logger) (srv *ht
 	return srv, follow, nil
 }
 
-func newLogger(w io.Writer, c config.Log) *slog.Logger {
+// newLoggers returns the gateway's log of events, each written at once,
+// and its access log, written in batches.
+func newLoggers(w *logging.Buffer, c config.Log) (*slog.Logger, *logging.Access) {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(strings.ToLower(c.Level))) // validated by config
-	return logging.New(w, c.Format, level)
+	return logging.NewBuffered(w, c.Format, level), logging.NewAccess(logging.New(w, c.Format, level), w, c.Format)
 }
 
 // limitStore builds the store of rate_limit: a Memory, or the Redis store

@@ -22,6 +22,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 	"github.com/exercisedb/exercisedb/pkg/vtcodec"
 )
 
@@ -31,23 +32,18 @@ const RequestIDHeader = "x-request-id"
 // catalogService is the catalog's name in grpc.health.v1.
 const catalogService = "exercisedb.catalog.v1.CatalogService"
 
-// Exercise is one exercise as the catalog returns it.
-type Exercise struct {
-	ID               string
-	Name             string
-	BodyParts        []string
-	Equipments       []string
-	ExerciseTypes    []string
-	Difficulty       string
-	TargetMuscles    []string
-	SecondaryMuscles []string
-	MediaKey         string // empty when the exercise has no image
-	// Content, filled only when asked for (always by Exercise).
-	Description                 string
-	Instructions, Tips, Aliases []string
+// ExerciseJSON is one exercise in the public API's JSON, in the fragments
+// the catalog encodes once per catalogue version (see pkg/exercisejson):
+// the caller writes it with exercisejson.Append, adding the image URL it
+// renders from MediaKey. Its bytes are shared and must not be modified.
+type ExerciseJSON struct {
+	Head     []byte
+	MediaKey string // empty when the exercise has no image
+	Content  []byte // the content fields asked for (all, for Exercise)
 }
 
-// Content is a set of content fields to fill in listed exercises.
+// Content is a set of content fields to fill in listed exercises, in the
+// bits of exercisejson.Set.
 type Content uint8
 
 // The content fields.
@@ -104,9 +100,13 @@ type ListRequest struct {
 }
 
 // Page is one page of a listing. Its exercises are read with Len and
-// Exercise, straight from the catalog's reply, without a copy of each.
+// JSON, straight from the catalog's reply, without a copy of each.
 type Page struct {
+	json []*catalogv1.ExerciseJSON
+	// exercises is what a catalog older than ExerciseJSON sends instead,
+	// with the content fields of include.
 	exercises                    []*catalogv1.Exercise
+	include                      Content
 	Total                        int
 	HasNextPage, HasPreviousPage bool
 	NextCursor, PreviousCursor   string // empty when absent
@@ -276,6 +276,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		Before:    req.Before,
 		RecordCap: int32(req.RecordCap),
 		Include:   req.Include.fields(),
+		Json:      true,
 	}
 	if req.RelatedTo != "" {
 		in.Related = &catalogv1.Related{Id: req.RelatedTo, Relation: catalogv1.Relation(req.Relation)}
@@ -292,7 +293,9 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		return nil, toAPIError(err)
 	}
 	return &Page{
+		json:            r.ExercisesJson,
 		exercises:       r.Exercises,
+		include:         req.Include,
 		Total:           int(r.Total),
 		HasNextPage:     r.HasNextPage,
 		HasPreviousPage: r.HasPreviousPage,
@@ -303,24 +306,33 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 }
 
 // Len is the number of exercises on the page.
-func (p *Page) Len() int { return len(p.exercises) }
+func (p *Page) Len() int { return len(p.json) + len(p.exercises) }
 
-// Exercise returns the page's i-th exercise, 0 <= i < Len().
-func (p *Page) Exercise(i int) Exercise { return fromProto(p.exercises[i]) }
+// JSON returns the page's i-th exercise, 0 <= i < Len().
+func (p *Page) JSON(i int) ExerciseJSON {
+	if p.json != nil {
+		return fromJSON(p.json[i])
+	}
+	return fromProto(p.exercises[i], p.include)
+}
 
-// Exercise returns one exercise and the catalogue version.
-func (c *Client) Exercise(ctx context.Context, requestID, id string) (Exercise, string, error) {
-	in := &catalogv1.GetExerciseRequest{Id: id}
+// Exercise returns one exercise, with every content field, and the
+// catalogue version.
+func (c *Client) Exercise(ctx context.Context, requestID, id string) (ExerciseJSON, string, error) {
+	in := &catalogv1.GetExerciseRequest{Id: id, Json: true}
 	r, err := invoke(ctx, c, requestID, &catalogv1.Call{Method: &catalogv1.Call_GetExercise{GetExercise: in}},
 		(*catalogv1.CallResult).GetGetExercise,
 		func(ctx context.Context) (*catalogv1.GetExerciseResponse, error) { return c.rpc.GetExercise(ctx, in) })
 	if status.Code(err) == codes.NotFound {
-		return Exercise{}, "", noSuchExercise(id)
+		return ExerciseJSON{}, "", noSuchExercise(id)
 	}
 	if err != nil {
-		return Exercise{}, "", toAPIError(err)
+		return ExerciseJSON{}, "", toAPIError(err)
 	}
-	return fromProto(r.Exercise), r.CatalogueVersion, nil
+	if r.ExerciseJson != nil {
+		return fromJSON(r.ExerciseJson), r.CatalogueVersion, nil
+	}
+	return fromProto(r.Exercise, AllContent), r.CatalogueVersion, nil
 }
 
 // BodyParts returns the body part names and the catalogue version.
@@ -375,12 +387,19 @@ func (c *Client) ExerciseTypes(ctx context.Context, requestID string) ([]Exercis
 	return out, r.CatalogueVersion, nil
 }
 
-func fromProto(x *catalogv1.Exercise) Exercise {
-	return Exercise{
-		ID: x.Id, Name: x.Name, BodyParts: x.BodyParts, Equipments: x.Equipments, ExerciseTypes: x.ExerciseTypes,
-		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles, MediaKey: x.MediaKey,
+func fromJSON(x *catalogv1.ExerciseJSON) ExerciseJSON {
+	return ExerciseJSON{Head: x.Head, MediaKey: x.MediaKey, Content: x.Content}
+}
+
+// fromProto encodes what a catalog older than ExerciseJSON sends, with the
+// content fields of include (those it filled).
+func fromProto(x *catalogv1.Exercise, include Content) ExerciseJSON {
+	f := exercisejson.Encode(&exercisejson.Record{
+		ID: x.Id, Name: x.Name, Equipments: x.Equipments, BodyParts: x.BodyParts, ExerciseTypes: x.ExerciseTypes,
+		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles,
 		Description: x.Description, Instructions: x.Instructions, Tips: x.Tips, Aliases: x.Aliases,
-	}
+	})
+	return ExerciseJSON{Head: f.Head(), MediaKey: x.MediaKey, Content: f.Content(exercisejson.Set(include))}
 }
 
 func noSuchExercise(id string) error {

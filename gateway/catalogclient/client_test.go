@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
 
+	"github.com/exercisedb/exercisedb/catalog/grpcapi"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 )
 
@@ -83,5 +85,56 @@ func TestRoundRobin(t *testing.T) {
 		if n := rep.calls.Load(); n != 10 {
 			t.Errorf("replica %d got %d of 20 calls, want 10", i, n)
 		}
+	}
+}
+
+// preJSONCatalog answers as a catalog older than ExerciseJSON: it ignores
+// the json flag, so replies carry Exercise messages.
+type preJSONCatalog struct{ *grpcapi.Service }
+
+func (o preJSONCatalog) ListExercises(ctx context.Context, req *catalogv1.ListExercisesRequest) (*catalogv1.ListExercisesResponse, error) {
+	req.Json = false
+	return o.Service.ListExercises(ctx, req)
+}
+
+func (o preJSONCatalog) GetExercise(ctx context.Context, req *catalogv1.GetExerciseRequest) (*catalogv1.GetExerciseResponse, error) {
+	req.Json = false
+	return o.Service.GetExercise(ctx, req)
+}
+
+// A catalog that predates ExerciseJSON gives the same JSON, encoded by
+// the client, as one that sends it: listings with every set of content
+// fields, searches, relations and single exercises.
+func TestOldCatalogSameJSON(t *testing.T) {
+	reps, res := replicas(t, 1)
+	current := newClient(t, res, 4)
+	old := grpc.NewServer()
+	catalogv1.RegisterCatalogServiceServer(old, preJSONCatalog{reps[0].svc}) // no Exchange: unary calls
+	oldRes := resolverOf(serve(t, old))
+	older := newClient(t, oldRes, 4)
+	var reqs []ListRequest
+	for include := range AllContent + 1 {
+		reqs = append(reqs, ListRequest{Limit: 25, Include: include, Filter: Filter{BodyParts: []string{"chest"}}})
+	}
+	reqs = append(reqs,
+		ListRequest{Limit: 10, Filter: Filter{Query: "bench press"}},
+		ListRequest{Limit: 10, RelatedTo: "humnn3ws", Relation: Alternatives, Include: Tips},
+		ListRequest{Limit: 10, RelatedTo: "humnn3ws", Relation: Variations},
+	)
+	for _, req := range reqs {
+		want, got := list(current, req), list(older, req)
+		if want.Err != "" || len(want.Exercises) == 0 {
+			t.Fatalf("%+v: %d exercises, error %q", req, len(want.Exercises), want.Err)
+		}
+		if diff := cmp.Diff(want, got, ignorePages); diff != "" {
+			t.Errorf("%+v (-current +old catalog):\n%s", req, diff)
+		}
+	}
+	want, _, err := current.Exercise(context.Background(), "", "humnn3ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := older.Exercise(context.Background(), "", "humnn3ws"); err != nil || !cmp.Equal(want, got) {
+		t.Errorf("Exercise: old catalog gives %+v, %v; want %+v", got, err, want)
 	}
 }

@@ -17,9 +17,10 @@ const minCompressed = 1024
 
 // coding is a content coding the gateway can send.
 type coding struct {
-	name     string // in Accept-Encoding and Content-Encoding
-	alias    string // another name clients may accept it by, or ""
-	tag      string // what the representation's entity tag adds to the plain one's
+	name     string   // in Accept-Encoding and Content-Encoding
+	alias    string   // another name clients may accept it by, or ""
+	tag      string   // what the representation's entity tag adds to the plain one's
+	header   []string // name, as the Content-Encoding header holds it
 	compress func([]byte) []byte
 }
 
@@ -28,7 +29,7 @@ type coding struct {
 // is no smaller and brotli's (level 5) is 7% smaller for four times the
 // compression time and a new dependency (docs/gateway.md, Compression).
 var codings = [...]coding{
-	{name: "gzip", alias: "x-gzip", tag: "gz", compress: gzipBody},
+	{name: "gzip", alias: "x-gzip", tag: "gz", header: []string{"gzip"}, compress: gzipBody},
 }
 
 // negotiate picks the coding of a response from Accept-Encoding (RFC

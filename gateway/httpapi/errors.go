@@ -81,14 +81,7 @@ func (a *api) recover(c *gin.Context) {
 
 // writeJSON writes a JSON body with its length; HEAD gets the headers only.
 func writeJSON(c *gin.Context, status int, body []byte) {
-	c.Header("Content-Type", "application/json; charset=utf-8")
-	c.Header("Content-Length", strconv.Itoa(len(body)))
-	c.Status(status)
-	if c.Request.Method != http.MethodHead {
-		_, _ = c.Writer.Write(body)
-	} else {
-		c.Writer.WriteHeaderNow()
-	}
+	writeBody(c, status, body, []string{strconv.Itoa(len(body))})
 }
 
 // seconds writes a whole number of seconds for a message.

@@ -30,21 +30,11 @@ type (
 		NextCursor      *string `json:"nextCursor"`
 		PreviousCursor  *string `json:"previousCursor"`
 	}
+	// exerciseJSON is an exercise as the catalog encoded it, with the
+	// product's image URL (see MarshalJSON).
 	exerciseJSON struct {
-		ExerciseID       string   `json:"exerciseId"`
-		Name             string   `json:"name"`
-		Equipments       []string `json:"equipments"`
-		BodyParts        []string `json:"bodyParts"`
-		ExerciseTypes    []string `json:"exerciseTypes"`
-		Difficulty       string   `json:"difficulty"`
-		TargetMuscles    []string `json:"targetMuscles"`
-		SecondaryMuscles []string `json:"secondaryMuscles"`
-		ImageURL         string   `json:"imageUrl,omitempty"`
-		// The content fields: nil when not asked for, so absent.
-		Description  *string   `json:"description,omitempty"`
-		Instructions *[]string `json:"instructions,omitempty"`
-		Tips         *[]string `json:"tips,omitempty"`
-		Aliases      *[]string `json:"aliases,omitempty"`
+		catalogclient.ExerciseJSON
+		ImageURL string // "" when the exercise has no image
 	}
 	exerciseBody struct {
 		Success bool         `json:"success"`
@@ -71,6 +61,9 @@ type (
 // exercises related to the one the path names.
 func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		if a.fromCacheAsSent(c) {
+			return
+		}
 		req, err := parseList(c.Request.URL.RawQuery, params)
 		if err != nil {
 			a.fail(c, err)
@@ -98,8 +91,7 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 			PreviousCursor:  cursor(page.PreviousCursor),
 		}}
 		for i := range page.Len() {
-			x := page.Exercise(i)
-			body.Data = append(body.Data, render(product, &x, req.Include))
+			body.Data = append(body.Data, withImage(product, page.JSON(i)))
 		}
 		a.respond(c, page.Version, body)
 		clear(body.Data)
@@ -109,8 +101,8 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 }
 
 // exerciseSlices recycles the exercises of listing bodies, which respond
-// only reads: one allocation less, of about 2 KiB, per listing. A slice
-// from it is never nil, so an empty page still renders "data": [].
+// only reads: one allocation less per listing. A slice from it is never
+// nil, so an empty page still renders "data": [].
 var exerciseSlices = sync.Pool{New: func() any {
 	s := make([]exerciseJSON, 0, 25)
 	return &s
@@ -129,7 +121,7 @@ func (a *api) exercise(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	a.respond(c, version, exerciseBody{Success: true, Data: render(stateOf(c).product, &x, catalogclient.AllContent)})
+	a.respond(c, version, exerciseBody{Success: true, Data: withImage(stateOf(c).product, x)})
 }
 
 func (a *api) exerciseTypes(c *gin.Context) {
@@ -186,43 +178,13 @@ func (a *api) liveness(c *gin.Context) {
 	writeJSON(c, http.StatusOK, []byte(`{"status":"ok"}`+"\n"))
 }
 
-func render(p *plan.Product, x *catalogclient.Exercise, include catalogclient.Content) exerciseJSON {
-	out := exerciseJSON{
-		ExerciseID:       x.ID,
-		Name:             x.Name,
-		Equipments:       nonNil(x.Equipments),
-		BodyParts:        nonNil(x.BodyParts),
-		ExerciseTypes:    nonNil(x.ExerciseTypes),
-		Difficulty:       x.Difficulty,
-		TargetMuscles:    nonNil(x.TargetMuscles),
-		SecondaryMuscles: nonNil(x.SecondaryMuscles),
-	}
+// withImage adds the product's image URL to an exercise of the catalog.
+func withImage(p *plan.Product, x catalogclient.ExerciseJSON) exerciseJSON {
+	out := exerciseJSON{ExerciseJSON: x}
 	if x.MediaKey != "" {
 		out.ImageURL = p.ImageURL(x.MediaKey)
 	}
-	if include&catalogclient.Description != 0 {
-		out.Description = &x.Description
-	}
-	if include&catalogclient.Instructions != 0 {
-		out.Instructions = ptr(nonNil(x.Instructions))
-	}
-	if include&catalogclient.Tips != 0 {
-		out.Tips = ptr(nonNil(x.Tips))
-	}
-	if include&catalogclient.Aliases != 0 {
-		out.Aliases = ptr(nonNil(x.Aliases))
-	}
 	return out
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// nonNil makes an absent list render as [] rather than null.
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func cursor(id string) *string {
@@ -241,7 +203,7 @@ func (a *api) respond(c *gin.Context, version string, v any) {
 		a.fail(c, apierror.Internal(err))
 		return
 	}
-	e := respcache.Entry{Body: body, ETag: `"` + version + "-" + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`}
+	e := respcache.NewEntry(`"`+version+"-"+strconv.FormatUint(xxhash.Sum64(body), 36)+`"`, body)
 	key := stateOf(c).cacheKey
 	if key != "" {
 		a.Cache.Put(key, version, e)
@@ -253,23 +215,25 @@ func (a *api) respond(c *gin.Context, version string, v any) {
 // honouring If-Match (412) and If-None-Match (304) against that
 // representation's ETag. A body compressed here is kept in the cache
 // entry of key (when not ""), so the next client asking for that coding
-// costs no compression.
+// costs no compression. Header values come made with the entry, or are
+// shared: a response from the cache formats none.
 func (a *api) send(c *gin.Context, e respcache.Entry, key string) {
-	etag, body := e.ETag, e.Body
+	h := c.Writer.Header()
+	etag, body, values := e.ETag, e.Body, e.Header
 	var cd *coding
 	if a.Compression && len(e.Body) >= minCompressed {
-		c.Writer.Header().Add("Vary", "Accept-Encoding") // Add: other middleware may vary on Origin
+		addShared(h, "Vary", varyAcceptEncoding) // added: other middleware may vary on Origin
 		if cd = negotiate(c.GetHeader("Accept-Encoding")); cd != nil {
-			enc, ok := e.Encoding(cd.name)
-			if ok {
-				etag, body = enc.ETag, enc.Body
+			if enc, ok := e.Encoding(cd.name); ok {
+				etag, body, values = enc.ETag, enc.Body, enc.Header
 			} else {
 				etag, body = cd.etag(e.ETag), nil // compressed only if a body is sent
+				values = respcache.Header{ETag: []string{etag}}
 			}
 		}
 	}
-	c.Header("ETag", etag)
-	c.Header("Cache-Control", "private, no-cache")
+	h["Etag"] = values.ETag // keys in canonical form, as Header.Set writes them
+	h["Cache-Control"] = privateNoCache
 	if im := c.GetHeader("If-Match"); im != "" && !matches(im, etag, false) {
 		a.fail(c, apierror.New(http.StatusPreconditionFailed, "If-Match: no given entity tag matches the current one, %s.", etag))
 		return
@@ -281,14 +245,46 @@ func (a *api) send(c *gin.Context, e respcache.Entry, key string) {
 	}
 	if cd != nil {
 		if body == nil {
-			body = cd.compress(e.Body)
+			enc := respcache.NewEncoded(cd.name, etag, cd.compress(e.Body))
 			if key != "" {
-				a.Cache.AddEncoding(key, e.ETag, respcache.Encoded{Coding: cd.name, ETag: etag, Body: body})
+				a.Cache.AddEncoding(key, e.ETag, enc)
 			}
+			body, values = enc.Body, enc.Header
 		}
-		c.Header("Content-Encoding", cd.name)
+		h["Content-Encoding"] = cd.header
 	}
-	writeJSON(c, http.StatusOK, body)
+	writeBody(c, http.StatusOK, body, values.ContentLength)
+}
+
+// Header values every response shares (capacity 1: an append copies).
+var (
+	jsonContentType    = []string{"application/json; charset=utf-8"}
+	privateNoCache     = []string{"private, no-cache"}
+	varyAcceptEncoding = []string{"Accept-Encoding"}
+)
+
+// addShared adds the shared values vs to the header key (canonical): as
+// they are when it has none, else after its values.
+func addShared(h http.Header, key string, vs []string) {
+	if old := h[key]; len(old) > 0 {
+		h[key] = append(old, vs...)
+	} else {
+		h[key] = vs
+	}
+}
+
+// writeBody writes a JSON body whose Content-Length header value is
+// length; HEAD gets the headers only.
+func writeBody(c *gin.Context, status int, body []byte, length []string) {
+	h := c.Writer.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = length
+	c.Status(status)
+	if c.Request.Method != http.MethodHead {
+		_, _ = c.Writer.Write(body)
+	} else {
+		c.Writer.WriteHeaderNow()
+	}
 }
 
 // fromCache answers from the response cache when it holds the response,
@@ -301,15 +297,43 @@ func (a *api) fromCache(c *gin.Context, query string) bool {
 		return false
 	}
 	st := stateOf(c)
-	key := st.product.Name + "\x00" + c.Request.URL.Path + "\x00" + query + "\x00" + strconv.Itoa(st.plan.RecordCap)
+	key := cacheKey(c, st, query)
 	if e, ok := a.Cache.Get(key); ok {
-		a.metrics.cache.WithLabelValues("hit").Inc()
+		a.metrics.cacheHit.Inc()
+		if st.cacheAlias != "" {
+			a.Cache.Alias(st.cacheAlias, key)
+		}
 		a.send(c, e, key)
 		return true
 	}
-	a.metrics.cache.WithLabelValues("miss").Inc()
+	a.metrics.cacheMiss.Inc()
 	st.cacheKey = key
 	return false
+}
+
+// fromCacheAsSent answers a listing from the response cache when one with
+// the same query string, as sent, was kept (see respcache.Cache.Alias):
+// such a hit skips parsing the query and computing its canonical form.
+// Otherwise it notes the alias for fromCache to record on a hit, so that a
+// query that never repeats costs no alias.
+func (a *api) fromCacheAsSent(c *gin.Context) bool {
+	if a.Cache == nil {
+		return false
+	}
+	st := stateOf(c)
+	alias := cacheKey(c, st, c.Request.URL.RawQuery)
+	if key, e, ok := a.Cache.GetAlias(alias); ok {
+		a.metrics.cacheHit.Inc()
+		a.send(c, e, key)
+		return true
+	}
+	st.cacheAlias = alias
+	return false
+}
+
+// cacheKey is the key of a response: product, path, query and record cap.
+func cacheKey(c *gin.Context, st *state, query string) string {
+	return st.product.Name + "\x00" + c.Request.URL.Path + "\x00" + query + "\x00" + strconv.Itoa(st.plan.RecordCap)
 }
 
 // matches reports whether the list of entity tags in header matches etag:

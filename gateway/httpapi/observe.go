@@ -1,10 +1,11 @@
 package httpapi
 
 import (
-	"crypto/rand"
 	"encoding/base32"
-	"log/slog"
+	"encoding/binary"
+	"math/rand/v2"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -13,24 +14,35 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
-// state is what the chain learns about a request, kept under one context
-// key (one map entry per request rather than one per fact).
+// state is what the chain learns about a request, kept in its response
+// writer (see stateWriter).
 type state struct {
 	requestID string
-	product   *plan.Product  // nil until the guard resolves it
-	key       keys.Key       // zero until the key is checked
-	plan      *plan.Plan     // nil until the guard resolves it
-	cacheKey  string         // set when the response may be cached
-	op        plan.Operation // set by the guard
+	idHeader  [1]string     // requestID as the X-Request-Id header holds it
+	product   *plan.Product // nil until the guard resolves it
+	key       keys.Key      // zero until the key is checked
+	plan      *plan.Plan    // nil until the guard resolves it
+	cacheKey  string        // set when the response may be cached
+	// cacheAlias is the cache key of a listing's query as sent, set when
+	// no alias has it.
+	cacheAlias string
+	op         plan.Operation // set by the guard
 }
 
-const keyState = "exercisedb.state"
+// stateWriter is a request's response writer with its state: one
+// allocation for both, where a context key would cost gin's map of keys
+// (made per request) and a map lookup for every stateOf.
+type stateWriter struct {
+	gin.ResponseWriter
+	state
+}
 
 func stateOf(c *gin.Context) *state {
-	if st, ok := c.Get(keyState); ok {
-		return st.(*state)
+	if w, ok := c.Writer.(*stateWriter); ok {
+		return &w.state
 	}
 	return &state{} // not reached: requestID runs first
 }
@@ -53,12 +65,20 @@ var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadd
 
 // requestID gives every request an id of the form req_<id>, generated here
 // (an id sent by the client is not trusted), and returns it in X-Request-Id.
+// An id must be unique, not secret: its 80 bits come from the runtime's
+// per-thread ChaCha8 generator rather than a getrandom system call.
 func (a *api) requestID(c *gin.Context) {
 	var b [10]byte
-	_, _ = rand.Read(b[:])
-	id := "req_" + idEncoding.EncodeToString(b[:])
-	c.Set(keyState, &state{requestID: id})
-	c.Header("X-Request-Id", id)
+	binary.LittleEndian.PutUint64(b[:], rand.Uint64())
+	binary.LittleEndian.PutUint16(b[8:], uint16(rand.Uint32()))
+	var id [len("req_") + 16]byte
+	copy(id[:], "req_")
+	idEncoding.Encode(id[len("req_"):], b[:])
+	w := &stateWriter{ResponseWriter: c.Writer}
+	w.requestID = string(id[:])
+	w.idHeader[0] = w.requestID
+	c.Writer = w
+	w.Header()["X-Request-Id"] = w.idHeader[:] // canonical key; a slice of cap 1, so an Add copies it
 	c.Next()
 }
 
@@ -71,6 +91,42 @@ type metrics struct {
 	limits       *prometheus.CounterVec
 	authFailures *prometheus.CounterVec
 	cache        *prometheus.CounterVec
+	// cacheHit and cacheMiss are cache's children; series those of
+	// requests and latency, by route, product, plan and status, resolved
+	// once (WithLabelValues hashes its labels on every call).
+	cacheHit, cacheMiss prometheus.Counter
+	mu                  sync.RWMutex
+	series              map[seriesKey]*series
+}
+
+type seriesKey struct {
+	route, product, plan string
+	status               int
+}
+
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// seriesOf returns the request metrics' children for k.
+func (m *metrics) seriesOf(k seriesKey) *series {
+	m.mu.RLock()
+	s := m.series[k]
+	m.mu.RUnlock()
+	if s != nil {
+		return s
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s = m.series[k]; s == nil {
+		s = &series{
+			requests: m.requests.WithLabelValues(k.route, k.product, k.plan, strconv.Itoa(k.status)),
+			latency:  m.latency.WithLabelValues(k.route),
+		}
+		m.series[k] = s
+	}
+	return s
 }
 
 // newMetrics registers the request metrics in reg, if not nil, with the
@@ -98,7 +154,9 @@ func newMetrics(reg prometheus.Registerer, cache *respcache.Cache) *metrics {
 			Name: "exercisedb_gateway_response_cache_total",
 			Help: "Response cache lookups, by result (hit, miss).",
 		}, []string{"result"}),
+		series: map[seriesKey]*series{},
 	}
+	m.cacheHit, m.cacheMiss = m.cache.WithLabelValues("hit"), m.cache.WithLabelValues("miss")
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.limits, m.authFailures, m.cache)
 	}
@@ -130,25 +188,26 @@ func (a *api) observe(c *gin.Context) {
 	status := c.Writer.Status()
 	st := stateOf(c)
 	product, planName := st.productName(), st.planName()
-	a.metrics.requests.WithLabelValues(route, product, planName, strconv.Itoa(status)).Inc()
-	a.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+	m := a.metrics.seriesOf(seriesKey{route, product, planName, status})
+	m.requests.Inc()
+	m.latency.Observe(elapsed.Seconds())
 	// Reading one's usage is free and must not move it.
 	if a.Usage != nil && st.key.ID != "" && st.product != nil && !st.op.Free() {
 		a.Usage.Record(a.Now(), st.key.ID, product, status)
 	}
-	if !a.Log.Enabled(c, slog.LevelInfo) {
+	if !a.AccessLog.Enabled(c) {
 		return
 	}
-	a.Log.LogAttrs(c, slog.LevelInfo, "request",
-		slog.String("request_id", st.requestID),
-		slog.String("method", c.Request.Method),
-		slog.String("route", route),
-		slog.Int("status", status),
-		slog.Duration("duration", elapsed),
-		slog.Int("bytes", max(0, c.Writer.Size())),
-		slog.String("product", product),
-		slog.String("key_id", st.key.ID),
-		slog.String("plan", planName),
-		slog.String("client", c.ClientIP()),
-	)
+	a.AccessLog.Log(c, logging.Request{
+		ID:       st.requestID,
+		Method:   c.Request.Method,
+		Route:    route,
+		Status:   status,
+		Duration: elapsed,
+		Bytes:    max(0, c.Writer.Size()),
+		Product:  product,
+		KeyID:    st.key.ID,
+		Plan:     planName,
+		Client:   c.ClientIP(),
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/gateway/usage"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
 // Deps are what the API needs from the rest of the gateway.
@@ -30,6 +31,8 @@ type Deps struct {
 	// empty means this gateway's /docs at the request's host.
 	DocsURL string
 	Log     *slog.Logger
+	// AccessLog writes a line per request; nil means Log does, at info.
+	AccessLog *logging.Access
 	// Metrics, if not nil, receives the request metrics.
 	Metrics prometheus.Registerer
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
@@ -63,6 +66,9 @@ type api struct {
 func New(d Deps) (http.Handler, error) {
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.AccessLog == nil {
+		d.AccessLog = logging.NewAccess(d.Log, nil, "")
 	}
 	a := &api{Deps: d, metrics: newMetrics(d.Metrics, d.Cache)}
 	gin.SetMode(gin.ReleaseMode)

@@ -12,6 +12,7 @@ package respcache
 
 import (
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
@@ -23,6 +24,7 @@ import (
 type Entry struct {
 	ETag    string
 	Body    []byte
+	Header  Header
 	Encoded []Encoded
 }
 
@@ -32,6 +34,29 @@ type Encoded struct {
 	Coding string // as in Content-Encoding, e.g. gzip
 	ETag   string
 	Body   []byte
+	Header Header
+}
+
+// Header holds the values of a representation's ETag and Content-Length
+// headers as http.Header holds them, made once with it so that a response
+// from the cache formats neither. Every response shares them: never
+// modified (a slice of capacity 1, so an append copies it).
+type Header struct {
+	ETag, ContentLength []string
+}
+
+// NewEntry returns the entry of body, tagged etag.
+func NewEntry(etag string, body []byte) Entry {
+	return Entry{ETag: etag, Body: body, Header: header(etag, body)}
+}
+
+// NewEncoded returns body in coding, tagged etag.
+func NewEncoded(coding, etag string, body []byte) Encoded {
+	return Encoded{Coding: coding, ETag: etag, Body: body, Header: header(etag, body)}
+}
+
+func header(etag string, body []byte) Header {
+	return Header{ETag: []string{etag}, ContentLength: []string{strconv.Itoa(len(body))}}
 }
 
 // Encoding returns the body in coding, if the entry holds it.
@@ -45,15 +70,16 @@ func (e *Entry) Encoding(coding string) (Encoded, bool) {
 }
 
 // entryOverhead approximates what an entry costs besides its strings and
-// bodies: the list element, the map slot, the slice and string headers.
-const entryOverhead = 256
+// bodies: the list element, the map slot, the slice and string headers,
+// the header values.
+const entryOverhead = 320
 
 // size is what the entry for key counts against the byte budget: the
 // capacity of its bodies (the memory they hold), not just their length.
 func (e *Entry) size(key string) int64 {
 	n := entryOverhead + len(key) + len(e.ETag) + cap(e.Body)
 	for _, enc := range e.Encoded {
-		n += 64 + len(enc.Coding) + len(enc.ETag) + cap(enc.Body)
+		n += 128 + len(enc.Coding) + len(enc.ETag) + cap(enc.Body)
 	}
 	return int64(n)
 }
@@ -61,23 +87,35 @@ func (e *Entry) size(key string) int64 {
 // Cache is an LRU of entries of one catalogue version, bounded in entries
 // and in bytes. It is safe for concurrent use.
 type Cache struct {
-	mu       sync.Mutex
-	version  string // "" while unknown
-	entries  *simplelru.LRU[string, Entry]
+	mu      sync.Mutex
+	version string // "" while unknown
+	entries *simplelru.LRU[string, Entry]
+	// aliases map other keys to the keys of entries (see Alias).
+	aliases  *simplelru.LRU[string, string]
 	bytes    int64
 	maxBytes int64
 }
 
-// New returns a cache of at most maxEntries responses and maxBytes bytes.
+// aliasOverhead approximates what an alias costs besides its two keys.
+const aliasOverhead = 128
+
+// New returns a cache of at most maxEntries responses (and as many
+// aliases) and maxBytes bytes.
 func New(maxEntries int, maxBytes int64) (*Cache, error) {
 	c := &Cache{maxBytes: maxBytes}
 	entries, err := simplelru.NewLRU(maxEntries, func(key string, e Entry) { c.bytes -= e.size(key) })
 	if err != nil {
 		return nil, err
 	}
-	c.entries = entries
+	aliases, err := simplelru.NewLRU(maxEntries, func(alias, key string) { c.bytes -= aliasSize(alias, key) })
+	if err != nil {
+		return nil, err
+	}
+	c.entries, c.aliases = entries, aliases
 	return c, nil
 }
+
+func aliasSize(alias, key string) int64 { return int64(aliasOverhead + len(alias) + len(key)) }
 
 // SetVersion records the catalogue version now served; "" means unknown.
 // A change drops every entry.
@@ -87,6 +125,7 @@ func (c *Cache) SetVersion(v string) {
 	if v != c.version {
 		c.version = v
 		c.entries.Purge()
+		c.aliases.Purge()
 	}
 }
 
@@ -98,6 +137,39 @@ func (c *Cache) Get(key string) (Entry, bool) {
 		return Entry{}, false
 	}
 	return c.entries.Get(key)
+}
+
+// GetAlias returns the entry that alias names, and its key, if the
+// current version has it.
+func (c *Cache) GetAlias(alias string) (key string, e Entry, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version == "" {
+		return "", Entry{}, false
+	}
+	if key, ok = c.aliases.Get(alias); ok {
+		e, ok = c.entries.Get(key)
+	}
+	return key, e, ok
+}
+
+// Alias makes alias another name of the entry of key: a request as sent,
+// say, for the canonical form of it that keys the entry, so that the next
+// request sent alike is found without computing that form. Aliases are
+// bounded in number like entries, count against the byte budget, and
+// dangle harmlessly once their entry is gone.
+func (c *Cache) Alias(alias, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version == "" || alias == key {
+		return
+	}
+	if old, ok := c.aliases.Peek(alias); ok {
+		c.bytes -= aliasSize(alias, old) // Add replaces without calling back
+	}
+	c.aliases.Add(alias, key)
+	c.bytes += aliasSize(alias, key)
+	c.shrink()
 }
 
 // Put keeps e for key if version is the one now served: a response from a
@@ -126,9 +198,8 @@ func (c *Cache) AddEncoding(key, etag string, enc Encoded) {
 	c.store(key, e)
 }
 
-// store adds or replaces the entry for key, then evicts the least
-// recently used entries until the cache is within its byte budget. An
-// entry larger than the whole budget is not kept.
+// store adds or replaces the entry for key, then shrinks the cache to its
+// byte budget. An entry larger than the whole budget is not kept.
 func (c *Cache) store(key string, e Entry) {
 	size := e.size(key)
 	if size > c.maxBytes {
@@ -140,8 +211,19 @@ func (c *Cache) store(key string, e Entry) {
 	}
 	c.entries.Add(key, e)
 	c.bytes += size
+	c.shrink()
+}
+
+// shrink evicts the least recently used entries, then aliases, until the
+// cache is within its byte budget.
+func (c *Cache) shrink() {
 	for c.bytes > c.maxBytes {
-		c.entries.RemoveOldest()
+		if _, _, ok := c.entries.RemoveOldest(); ok {
+			continue
+		}
+		if _, _, ok := c.aliases.RemoveOldest(); !ok {
+			return
+		}
 	}
 }
 

@@ -104,3 +104,41 @@ func TestCacheIsBoundedInBytes(t *testing.T) {
 		t.Errorf("a new version left %d entries, %d bytes", c.Len(), c.Bytes())
 	}
 }
+
+// An alias finds its entry while both are kept, counts against the byte
+// budget, and goes with the version.
+func TestAlias(t *testing.T) {
+	c, err := New(4, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Alias("sent", "k") // version unknown: not kept
+	c.SetVersion("v1")
+	empty := c.Bytes()
+	c.Put("k", "v1", NewEntry(`"v1-a"`, []byte("{}")))
+	withEntry := c.Bytes()
+	c.Alias("sent", "k")
+	c.Alias("sent", "k") // again: counted once
+	if c.Bytes() != withEntry+aliasSize("sent", "k") {
+		t.Errorf("Bytes = %d, want %d", c.Bytes(), withEntry+aliasSize("sent", "k"))
+	}
+	if key, e, ok := c.GetAlias("sent"); !ok || key != "k" || e.ETag != `"v1-a"` || e.Header.ContentLength[0] != "2" {
+		t.Errorf("GetAlias(sent) = %q, %+v, %v", key, e, ok)
+	}
+	if _, _, ok := c.GetAlias("k"); ok {
+		t.Error("a key found as an alias")
+	}
+	for i := range 100 { // more aliases than it holds: the oldest go
+		c.Alias(strings.Repeat("a", 200)+strconv.Itoa(i), "k")
+		if c.Bytes() > 4096 {
+			t.Fatalf("after %d aliases: %d bytes, over the budget", i+1, c.Bytes())
+		}
+	}
+	if _, _, ok := c.GetAlias("sent"); ok {
+		t.Error("the oldest alias outlived newer ones over the budget")
+	}
+	c.SetVersion("v2")
+	if c.Bytes() != empty || c.Len() != 0 {
+		t.Errorf("after a new version: %d bytes, %d entries", c.Bytes(), c.Len())
+	}
+}

@@ -61,3 +61,37 @@ func TestResponseCache(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseCacheSpellings checks that spellings of one listing share a
+// cache entry, whether found by their canonical form or as sent, and that
+// a query sent alike for another path, product or plan does not.
+func TestResponseCacheSpellings(t *testing.T) {
+	s := start(t, options{cache: true})
+	calls := func() int { return strings.Count(s.log.String(), "CatalogService/ListExercises") }
+	const path = "/api/v1/exercises/bodyparts?"
+	s.warm(t, path+"bodyParts=chest&limit=2")
+	before := calls()
+	var body, etag string
+	for i, query := range []string{"bodyParts=back,chest", "bodyParts=chest,back", "bodyParts=back,chest", "bodyParts=CHEST,back", "bodyParts=chest,back"} {
+		r, b := s.do(t, request{path: path + query, keyID: "key_mega"})
+		if i == 0 {
+			body, etag = string(b), r.Header.Get("ETag")
+		}
+		if r.StatusCode != 200 || string(b) != body || r.Header.Get("ETag") != etag {
+			t.Errorf("%s: %d, ETag %s, want the first spelling's response", query, r.StatusCode, r.Header.Get("ETag"))
+		}
+	}
+	if calls() != before+1 {
+		t.Errorf("%d catalog calls for five spellings of one listing, want 1", calls()-before)
+	}
+	for _, r := range []request{
+		{path: path + "bodyParts=back,chest", keyID: "key_basic"}, // another record cap
+		{path: path + "bodyParts=back,chest", keyID: "key_video", host: "video.example.test"},
+		{path: "/api/v1/exercises?bodyParts=back,chest", keyID: "key_mega"},
+	} {
+		before := calls()
+		if resp, _ := s.do(t, r); resp.StatusCode != 200 || calls() != before+1 {
+			t.Errorf("%+v: %d, %d catalog calls; want a response of its own", r, resp.StatusCode, calls()-before)
+		}
+	}
+}

@@ -506,7 +506,11 @@ type ListExercisesRequest struct {
 	// first rather than by id; after and before then take the id of a record
 	// of the list (another id is INVALID_ARGUMENT), and record_cap keeps the
 	// first record_cap ranks reachable.
-	Related       *Related `protobuf:"bytes,7,opt,name=related,proto3" json:"related,omitempty"`
+	Related *Related `protobuf:"bytes,7,opt,name=related,proto3" json:"related,omitempty"`
+	// When set, the reply carries the page's exercises in exercises_json
+	// rather than in exercises. A catalog older than this field fills
+	// exercises whatever it is, so a client reads whichever is filled.
+	Json          bool `protobuf:"varint,8,opt,name=json,proto3" json:"json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -590,6 +594,13 @@ func (x *ListExercisesRequest) GetRelated() *Related {
 	return nil
 }
 
+func (x *ListExercisesRequest) GetJson() bool {
+	if x != nil {
+		return x.Json
+	}
+	return false
+}
+
 // ListExercisesResponse is one page of a listing.
 type ListExercisesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -612,8 +623,11 @@ type ListExercisesResponse struct {
 	PreviousCursor string `protobuf:"bytes,6,opt,name=previous_cursor,json=previousCursor,proto3" json:"previous_cursor,omitempty"`
 	// Version of the catalogue that answered: a hash of its content.
 	CatalogueVersion string `protobuf:"bytes,7,opt,name=catalogue_version,json=catalogueVersion,proto3" json:"catalogue_version,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The page's exercises, in the order of exercises, when the request set
+	// json; exercises is then empty.
+	ExercisesJson []*ExerciseJSON `protobuf:"bytes,8,rep,name=exercises_json,json=exercisesJson,proto3" json:"exercises_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListExercisesResponse) Reset() {
@@ -695,18 +709,98 @@ func (x *ListExercisesResponse) GetCatalogueVersion() string {
 	return ""
 }
 
+func (x *ListExercisesResponse) GetExercisesJson() []*ExerciseJSON {
+	if x != nil {
+		return x.ExercisesJson
+	}
+	return nil
+}
+
+// ExerciseJSON is an exercise in the public API's JSON (the gateway's),
+// encoded once per catalogue version, in fragments around what the client
+// adds: the image URL it renders from the media key, and the closing
+// brace. The whole object is head, then `,"imageUrl":` and the URL as a
+// JSON string unless media_key is empty, then content, then `}`.
+type ExerciseJSON struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object from its opening brace to its last field before the image
+	// URL, secondaryMuscles.
+	Head []byte `protobuf:"bytes,1,opt,name=head,proto3" json:"head,omitempty"`
+	// Key of the exercise's image, empty when it has none.
+	MediaKey string `protobuf:"bytes,2,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
+	// The content fields asked for, each as `,"name":value`, in the order
+	// description, instructions, tips, aliases; empty when none.
+	Content       []byte `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExerciseJSON) Reset() {
+	*x = ExerciseJSON{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExerciseJSON) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExerciseJSON) ProtoMessage() {}
+
+func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExerciseJSON.ProtoReflect.Descriptor instead.
+func (*ExerciseJSON) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ExerciseJSON) GetHead() []byte {
+	if x != nil {
+		return x.Head
+	}
+	return nil
+}
+
+func (x *ExerciseJSON) GetMediaKey() string {
+	if x != nil {
+		return x.MediaKey
+	}
+	return ""
+}
+
+func (x *ExerciseJSON) GetContent() []byte {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
 // GetExerciseRequest names one exercise.
 type GetExerciseRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the exercise.
-	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// When set, the reply carries the exercise in exercise_json rather than
+	// in exercise (a catalog older than this field fills exercise).
+	Json          bool `protobuf:"varint,2,opt,name=json,proto3" json:"json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetExerciseRequest) Reset() {
 	*x = GetExerciseRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -718,7 +812,7 @@ func (x *GetExerciseRequest) String() string {
 func (*GetExerciseRequest) ProtoMessage() {}
 
 func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -731,7 +825,7 @@ func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseRequest.ProtoReflect.Descriptor instead.
 func (*GetExerciseRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetExerciseRequest) GetId() string {
@@ -741,6 +835,13 @@ func (x *GetExerciseRequest) GetId() string {
 	return ""
 }
 
+func (x *GetExerciseRequest) GetJson() bool {
+	if x != nil {
+		return x.Json
+	}
+	return false
+}
+
 // GetExerciseResponse holds one exercise.
 type GetExerciseResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -748,13 +849,16 @@ type GetExerciseResponse struct {
 	Exercise *Exercise `protobuf:"bytes,1,opt,name=exercise,proto3" json:"exercise,omitempty"`
 	// Version of the catalogue that answered.
 	CatalogueVersion string `protobuf:"bytes,2,opt,name=catalogue_version,json=catalogueVersion,proto3" json:"catalogue_version,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The exercise with every content field, when the request set json;
+	// exercise is then absent.
+	ExerciseJson  *ExerciseJSON `protobuf:"bytes,3,opt,name=exercise_json,json=exerciseJson,proto3" json:"exercise_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetExerciseResponse) Reset() {
 	*x = GetExerciseResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -766,7 +870,7 @@ func (x *GetExerciseResponse) String() string {
 func (*GetExerciseResponse) ProtoMessage() {}
 
 func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -779,7 +883,7 @@ func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseResponse.ProtoReflect.Descriptor instead.
 func (*GetExerciseResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetExerciseResponse) GetExercise() *Exercise {
@@ -796,6 +900,13 @@ func (x *GetExerciseResponse) GetCatalogueVersion() string {
 	return ""
 }
 
+func (x *GetExerciseResponse) GetExerciseJson() *ExerciseJSON {
+	if x != nil {
+		return x.ExerciseJson
+	}
+	return nil
+}
+
 // ListBodyPartsRequest has no parameters.
 type ListBodyPartsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -805,7 +916,7 @@ type ListBodyPartsRequest struct {
 
 func (x *ListBodyPartsRequest) Reset() {
 	*x = ListBodyPartsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -817,7 +928,7 @@ func (x *ListBodyPartsRequest) String() string {
 func (*ListBodyPartsRequest) ProtoMessage() {}
 
 func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -830,7 +941,7 @@ func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsRequest.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
 }
 
 // ListBodyPartsResponse lists the body parts.
@@ -846,7 +957,7 @@ type ListBodyPartsResponse struct {
 
 func (x *ListBodyPartsResponse) Reset() {
 	*x = ListBodyPartsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +969,7 @@ func (x *ListBodyPartsResponse) String() string {
 func (*ListBodyPartsResponse) ProtoMessage() {}
 
 func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +982,7 @@ func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsResponse.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListBodyPartsResponse) GetBodyParts() []string {
@@ -901,7 +1012,7 @@ type Muscle struct {
 
 func (x *Muscle) Reset() {
 	*x = Muscle{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1024,7 @@ func (x *Muscle) String() string {
 func (*Muscle) ProtoMessage() {}
 
 func (x *Muscle) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1037,7 @@ func (x *Muscle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Muscle.ProtoReflect.Descriptor instead.
 func (*Muscle) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Muscle) GetName() string {
@@ -952,7 +1063,7 @@ type ListMusclesRequest struct {
 
 func (x *ListMusclesRequest) Reset() {
 	*x = ListMusclesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1075,7 @@ func (x *ListMusclesRequest) String() string {
 func (*ListMusclesRequest) ProtoMessage() {}
 
 func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1088,7 @@ func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesRequest.ProtoReflect.Descriptor instead.
 func (*ListMusclesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
 }
 
 // ListMusclesResponse lists the muscles.
@@ -993,7 +1104,7 @@ type ListMusclesResponse struct {
 
 func (x *ListMusclesResponse) Reset() {
 	*x = ListMusclesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1005,7 +1116,7 @@ func (x *ListMusclesResponse) String() string {
 func (*ListMusclesResponse) ProtoMessage() {}
 
 func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1018,7 +1129,7 @@ func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesResponse.ProtoReflect.Descriptor instead.
 func (*ListMusclesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListMusclesResponse) GetMuscles() []*Muscle {
@@ -1048,7 +1159,7 @@ type ExerciseType struct {
 
 func (x *ExerciseType) Reset() {
 	*x = ExerciseType{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1060,7 +1171,7 @@ func (x *ExerciseType) String() string {
 func (*ExerciseType) ProtoMessage() {}
 
 func (x *ExerciseType) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1073,7 +1184,7 @@ func (x *ExerciseType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseType.ProtoReflect.Descriptor instead.
 func (*ExerciseType) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ExerciseType) GetName() string {
@@ -1099,7 +1210,7 @@ type ListExerciseTypesRequest struct {
 
 func (x *ListExerciseTypesRequest) Reset() {
 	*x = ListExerciseTypesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1111,7 +1222,7 @@ func (x *ListExerciseTypesRequest) String() string {
 func (*ListExerciseTypesRequest) ProtoMessage() {}
 
 func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1124,7 +1235,7 @@ func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesRequest.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
 }
 
 // ListExerciseTypesResponse lists the exercise types.
@@ -1140,7 +1251,7 @@ type ListExerciseTypesResponse struct {
 
 func (x *ListExerciseTypesResponse) Reset() {
 	*x = ListExerciseTypesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1152,7 +1263,7 @@ func (x *ListExerciseTypesResponse) String() string {
 func (*ListExerciseTypesResponse) ProtoMessage() {}
 
 func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1165,7 +1276,7 @@ func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesResponse.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListExerciseTypesResponse) GetExerciseTypes() []*ExerciseType {
@@ -1191,7 +1302,7 @@ type ListEquipmentsRequest struct {
 
 func (x *ListEquipmentsRequest) Reset() {
 	*x = ListEquipmentsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1203,7 +1314,7 @@ func (x *ListEquipmentsRequest) String() string {
 func (*ListEquipmentsRequest) ProtoMessage() {}
 
 func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1216,7 +1327,7 @@ func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
 }
 
 // ListEquipmentsResponse lists the equipments.
@@ -1232,7 +1343,7 @@ type ListEquipmentsResponse struct {
 
 func (x *ListEquipmentsResponse) Reset() {
 	*x = ListEquipmentsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1244,7 +1355,7 @@ func (x *ListEquipmentsResponse) String() string {
 func (*ListEquipmentsResponse) ProtoMessage() {}
 
 func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1257,7 +1368,7 @@ func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListEquipmentsResponse) GetEquipments() []string {
@@ -1283,7 +1394,7 @@ type ListDifficultiesRequest struct {
 
 func (x *ListDifficultiesRequest) Reset() {
 	*x = ListDifficultiesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1295,7 +1406,7 @@ func (x *ListDifficultiesRequest) String() string {
 func (*ListDifficultiesRequest) ProtoMessage() {}
 
 func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1308,7 +1419,7 @@ func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesRequest.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
 }
 
 // ListDifficultiesResponse lists the difficulty levels.
@@ -1324,7 +1435,7 @@ type ListDifficultiesResponse struct {
 
 func (x *ListDifficultiesResponse) Reset() {
 	*x = ListDifficultiesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1336,7 +1447,7 @@ func (x *ListDifficultiesResponse) String() string {
 func (*ListDifficultiesResponse) ProtoMessage() {}
 
 func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1349,7 +1460,7 @@ func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesResponse.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListDifficultiesResponse) GetDifficulties() []string {
@@ -1375,7 +1486,7 @@ type WatchCatalogueRequest struct {
 
 func (x *WatchCatalogueRequest) Reset() {
 	*x = WatchCatalogueRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1498,7 @@ func (x *WatchCatalogueRequest) String() string {
 func (*WatchCatalogueRequest) ProtoMessage() {}
 
 func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1511,7 @@ func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
 }
 
 // WatchCatalogueResponse reports the catalogue being served.
@@ -1416,7 +1527,7 @@ type WatchCatalogueResponse struct {
 
 func (x *WatchCatalogueResponse) Reset() {
 	*x = WatchCatalogueResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1428,7 +1539,7 @@ func (x *WatchCatalogueResponse) String() string {
 func (*WatchCatalogueResponse) ProtoMessage() {}
 
 func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1441,7 +1552,7 @@ func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WatchCatalogueResponse) GetCatalogueVersion() string {
@@ -1469,7 +1580,7 @@ type ExchangeRequest struct {
 
 func (x *ExchangeRequest) Reset() {
 	*x = ExchangeRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1592,7 @@ func (x *ExchangeRequest) String() string {
 func (*ExchangeRequest) ProtoMessage() {}
 
 func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1605,7 @@ func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeRequest.ProtoReflect.Descriptor instead.
 func (*ExchangeRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ExchangeRequest) GetCalls() []*Call {
@@ -1523,7 +1634,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1535,7 +1646,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1548,7 +1659,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Call) GetRequestId() string {
@@ -1613,7 +1724,7 @@ type ExchangeResponse struct {
 
 func (x *ExchangeResponse) Reset() {
 	*x = ExchangeResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1625,7 +1736,7 @@ func (x *ExchangeResponse) String() string {
 func (*ExchangeResponse) ProtoMessage() {}
 
 func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1638,7 +1749,7 @@ func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeResponse.ProtoReflect.Descriptor instead.
 func (*ExchangeResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ExchangeResponse) GetResults() []*CallResult {
@@ -1665,7 +1776,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +1788,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +1801,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CallResult) GetOutcome() isCallResult_Outcome {
@@ -1768,7 +1879,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1780,7 +1891,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1793,7 +1904,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -1856,7 +1967,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0etarget_muscles\x18\x05 \x03(\tR\rtargetMuscles\x12+\n" +
 	"\x11secondary_muscles\x18\x06 \x03(\tR\x10secondaryMuscles\x12\x12\n" +
 	"\x04name\x18\a \x01(\tR\x04name\x12\x14\n" +
-	"\x05query\x18\b \x01(\tR\x05query\"\xb1\x02\n" +
+	"\x05query\x18\b \x01(\tR\x05query\"\xc5\x02\n" +
 	"\x14ListExercisesRequest\x12=\n" +
 	"\x06filter\x18\x01 \x01(\v2%.exercisedb.catalog.v1.ExerciseFilterR\x06filter\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x14\n" +
@@ -1865,7 +1976,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
 	"record_cap\x18\x05 \x01(\x05R\trecordCap\x12=\n" +
 	"\ainclude\x18\x06 \x03(\x0e2#.exercisedb.catalog.v1.ContentFieldR\ainclude\x128\n" +
-	"\arelated\x18\a \x01(\v2\x1e.exercisedb.catalog.v1.RelatedR\arelated\"\xb3\x02\n" +
+	"\arelated\x18\a \x01(\v2\x1e.exercisedb.catalog.v1.RelatedR\arelated\x12\x12\n" +
+	"\x04json\x18\b \x01(\bR\x04json\"\xff\x02\n" +
 	"\x15ListExercisesResponse\x12=\n" +
 	"\texercises\x18\x01 \x03(\v2\x1f.exercisedb.catalog.v1.ExerciseR\texercises\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\"\n" +
@@ -1874,12 +1986,19 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\vnext_cursor\x18\x05 \x01(\tR\n" +
 	"nextCursor\x12'\n" +
 	"\x0fprevious_cursor\x18\x06 \x01(\tR\x0epreviousCursor\x12+\n" +
-	"\x11catalogue_version\x18\a \x01(\tR\x10catalogueVersion\"$\n" +
+	"\x11catalogue_version\x18\a \x01(\tR\x10catalogueVersion\x12J\n" +
+	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\"Y\n" +
+	"\fExerciseJSON\x12\x12\n" +
+	"\x04head\x18\x01 \x01(\fR\x04head\x12\x1b\n" +
+	"\tmedia_key\x18\x02 \x01(\tR\bmediaKey\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\fR\acontent\"8\n" +
 	"\x12GetExerciseRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\x7f\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04json\x18\x02 \x01(\bR\x04json\"\xc9\x01\n" +
 	"\x13GetExerciseResponse\x12;\n" +
 	"\bexercise\x18\x01 \x01(\v2\x1f.exercisedb.catalog.v1.ExerciseR\bexercise\x12+\n" +
-	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"\x16\n" +
+	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\x12H\n" +
+	"\rexercise_json\x18\x03 \x01(\v2#.exercisedb.catalog.v1.ExerciseJSONR\fexerciseJson\"\x16\n" +
 	"\x14ListBodyPartsRequest\"c\n" +
 	"\x15ListBodyPartsResponse\x12\x1d\n" +
 	"\n" +
@@ -1967,7 +2086,7 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 }
 
 var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(ContentField)(0),                 // 0: exercisedb.catalog.v1.ContentField
 	(Relation)(0),                     // 1: exercisedb.catalog.v1.Relation
@@ -1976,28 +2095,29 @@ var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(*ExerciseFilter)(nil),            // 4: exercisedb.catalog.v1.ExerciseFilter
 	(*ListExercisesRequest)(nil),      // 5: exercisedb.catalog.v1.ListExercisesRequest
 	(*ListExercisesResponse)(nil),     // 6: exercisedb.catalog.v1.ListExercisesResponse
-	(*GetExerciseRequest)(nil),        // 7: exercisedb.catalog.v1.GetExerciseRequest
-	(*GetExerciseResponse)(nil),       // 8: exercisedb.catalog.v1.GetExerciseResponse
-	(*ListBodyPartsRequest)(nil),      // 9: exercisedb.catalog.v1.ListBodyPartsRequest
-	(*ListBodyPartsResponse)(nil),     // 10: exercisedb.catalog.v1.ListBodyPartsResponse
-	(*Muscle)(nil),                    // 11: exercisedb.catalog.v1.Muscle
-	(*ListMusclesRequest)(nil),        // 12: exercisedb.catalog.v1.ListMusclesRequest
-	(*ListMusclesResponse)(nil),       // 13: exercisedb.catalog.v1.ListMusclesResponse
-	(*ExerciseType)(nil),              // 14: exercisedb.catalog.v1.ExerciseType
-	(*ListExerciseTypesRequest)(nil),  // 15: exercisedb.catalog.v1.ListExerciseTypesRequest
-	(*ListExerciseTypesResponse)(nil), // 16: exercisedb.catalog.v1.ListExerciseTypesResponse
-	(*ListEquipmentsRequest)(nil),     // 17: exercisedb.catalog.v1.ListEquipmentsRequest
-	(*ListEquipmentsResponse)(nil),    // 18: exercisedb.catalog.v1.ListEquipmentsResponse
-	(*ListDifficultiesRequest)(nil),   // 19: exercisedb.catalog.v1.ListDifficultiesRequest
-	(*ListDifficultiesResponse)(nil),  // 20: exercisedb.catalog.v1.ListDifficultiesResponse
-	(*WatchCatalogueRequest)(nil),     // 21: exercisedb.catalog.v1.WatchCatalogueRequest
-	(*WatchCatalogueResponse)(nil),    // 22: exercisedb.catalog.v1.WatchCatalogueResponse
-	(*ExchangeRequest)(nil),           // 23: exercisedb.catalog.v1.ExchangeRequest
-	(*Call)(nil),                      // 24: exercisedb.catalog.v1.Call
-	(*ExchangeResponse)(nil),          // 25: exercisedb.catalog.v1.ExchangeResponse
-	(*CallResult)(nil),                // 26: exercisedb.catalog.v1.CallResult
-	(*CallError)(nil),                 // 27: exercisedb.catalog.v1.CallError
-	(*anypb.Any)(nil),                 // 28: google.protobuf.Any
+	(*ExerciseJSON)(nil),              // 7: exercisedb.catalog.v1.ExerciseJSON
+	(*GetExerciseRequest)(nil),        // 8: exercisedb.catalog.v1.GetExerciseRequest
+	(*GetExerciseResponse)(nil),       // 9: exercisedb.catalog.v1.GetExerciseResponse
+	(*ListBodyPartsRequest)(nil),      // 10: exercisedb.catalog.v1.ListBodyPartsRequest
+	(*ListBodyPartsResponse)(nil),     // 11: exercisedb.catalog.v1.ListBodyPartsResponse
+	(*Muscle)(nil),                    // 12: exercisedb.catalog.v1.Muscle
+	(*ListMusclesRequest)(nil),        // 13: exercisedb.catalog.v1.ListMusclesRequest
+	(*ListMusclesResponse)(nil),       // 14: exercisedb.catalog.v1.ListMusclesResponse
+	(*ExerciseType)(nil),              // 15: exercisedb.catalog.v1.ExerciseType
+	(*ListExerciseTypesRequest)(nil),  // 16: exercisedb.catalog.v1.ListExerciseTypesRequest
+	(*ListExerciseTypesResponse)(nil), // 17: exercisedb.catalog.v1.ListExerciseTypesResponse
+	(*ListEquipmentsRequest)(nil),     // 18: exercisedb.catalog.v1.ListEquipmentsRequest
+	(*ListEquipmentsResponse)(nil),    // 19: exercisedb.catalog.v1.ListEquipmentsResponse
+	(*ListDifficultiesRequest)(nil),   // 20: exercisedb.catalog.v1.ListDifficultiesRequest
+	(*ListDifficultiesResponse)(nil),  // 21: exercisedb.catalog.v1.ListDifficultiesResponse
+	(*WatchCatalogueRequest)(nil),     // 22: exercisedb.catalog.v1.WatchCatalogueRequest
+	(*WatchCatalogueResponse)(nil),    // 23: exercisedb.catalog.v1.WatchCatalogueResponse
+	(*ExchangeRequest)(nil),           // 24: exercisedb.catalog.v1.ExchangeRequest
+	(*Call)(nil),                      // 25: exercisedb.catalog.v1.Call
+	(*ExchangeResponse)(nil),          // 26: exercisedb.catalog.v1.ExchangeResponse
+	(*CallResult)(nil),                // 27: exercisedb.catalog.v1.CallResult
+	(*CallError)(nil),                 // 28: exercisedb.catalog.v1.CallError
+	(*anypb.Any)(nil),                 // 29: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	1,  // 0: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
@@ -2005,40 +2125,42 @@ var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	0,  // 2: exercisedb.catalog.v1.ListExercisesRequest.include:type_name -> exercisedb.catalog.v1.ContentField
 	3,  // 3: exercisedb.catalog.v1.ListExercisesRequest.related:type_name -> exercisedb.catalog.v1.Related
 	2,  // 4: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
-	2,  // 5: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
-	11, // 6: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
-	14, // 7: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
-	24, // 8: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
-	5,  // 9: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
-	7,  // 10: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
-	26, // 11: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
-	6,  // 12: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
-	8,  // 13: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
-	27, // 14: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
-	28, // 15: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
-	5,  // 16: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
-	7,  // 17: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
-	9,  // 18: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
-	12, // 19: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
-	15, // 20: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
-	17, // 21: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
-	19, // 22: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	21, // 23: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
-	23, // 24: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
-	6,  // 25: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	8,  // 26: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	10, // 27: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	13, // 28: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	16, // 29: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	18, // 30: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	20, // 31: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	22, // 32: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	25, // 33: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
-	25, // [25:34] is the sub-list for method output_type
-	16, // [16:25] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	7,  // 5: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	2,  // 6: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
+	7,  // 7: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	12, // 8: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
+	15, // 9: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
+	25, // 10: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
+	5,  // 11: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
+	8,  // 12: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
+	27, // 13: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
+	6,  // 14: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
+	9,  // 15: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
+	28, // 16: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
+	29, // 17: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	5,  // 18: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
+	8,  // 19: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
+	10, // 20: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
+	13, // 21: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
+	16, // 22: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
+	18, // 23: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
+	20, // 24: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
+	22, // 25: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	24, // 26: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
+	6,  // 27: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	9,  // 28: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	11, // 29: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	14, // 30: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	17, // 31: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	19, // 32: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	21, // 33: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	23, // 34: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	26, // 35: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	27, // [27:36] is the sub-list for method output_type
+	18, // [18:27] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_exercisedb_catalog_v1_catalog_proto_init() }
@@ -2046,11 +2168,11 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 	if File_exercisedb_catalog_v1_catalog_proto != nil {
 		return
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[22].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[23].OneofWrappers = []any{
 		(*Call_ListExercises)(nil),
 		(*Call_GetExercise)(nil),
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[24].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[25].OneofWrappers = []any{
 		(*CallResult_ListExercises)(nil),
 		(*CallResult_GetExercise)(nil),
 		(*CallResult_Error)(nil),
@@ -2061,7 +2183,7 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
