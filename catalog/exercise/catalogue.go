@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -263,10 +264,26 @@ func sortedVocabularies(v Vocabularies) Vocabularies {
 	return out
 }
 
+// versionOf hashes the catalogue's content: its format, vocabularies and
+// records in id order, encoded one by one so that the whole catalogue is
+// never held encoded in memory (which set the catalog's peak RSS).
 func versionOf(c *Catalogue) (string, error) {
 	h := sha256.New()
-	if err := Encode(h, &File{Format: c.format, Vocabularies: c.vocab, Exercises: c.exercises}); err != nil {
+	enc := json.NewEncoder(h)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c.format); err != nil {
 		return "", err
+	}
+	if err := enc.Encode(&c.vocab); err != nil {
+		return "", err
+	}
+	for _, x := range c.exercises {
+		if x.SecondaryMuscles == nil {
+			x.SecondaryMuscles = []string{} // as a file writes it
+		}
+		if err := enc.Encode(&x); err != nil {
+			return "", err
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
