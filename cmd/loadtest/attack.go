@@ -50,6 +50,42 @@ func newLoadClient(connections int) *http.Client {
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
 
+// loader sends one scenario's load: its warm-up, then its measured part,
+// which goes on in the scenario's cycles where the warm-up stopped.
+type loader interface {
+	attack(ctx context.Context, d time.Duration) (attackResult, error)
+	close()
+}
+
+// attackResult is what a loader measured.
+type attackResult struct {
+	summary
+	// cpu is the CPU time of the processes the loader ran for the attack
+	// (wrk); this process's own is measured around it.
+	cpu time.Duration
+}
+
+// goLoader sends a load with vegeta, in this process: the only generator
+// here with a fixed rate. At the maximum rate its core saturates before
+// the reference's does.
+type goLoader struct {
+	client *http.Client
+	l      load
+}
+
+func newGoLoader(l load) *goLoader {
+	l.at = &cycles{}
+	return &goLoader{client: newLoadClient(l.connections), l: l}
+}
+
+func (g *goLoader) attack(ctx context.Context, d time.Duration) (attackResult, error) {
+	l := g.l
+	l.duration = d
+	return attackResult{summary: attack(ctx, g.client, l).summary()}, nil
+}
+
+func (g *goLoader) close() { g.client.CloseIdleConnections() }
+
 // attack runs l with vegeta through client and tallies the results. Each
 // worker holds at most one request in flight, so connections workers use
 // at most connections connections.
@@ -136,6 +172,8 @@ type summary struct {
 	Seconds         float64        `json:"seconds"`
 	RPS             float64        `json:"requests_per_second"`
 	P50             time.Duration  `json:"-"` // in JSON as p50_ms (see scenarioResult)
+	P75             time.Duration  `json:"-"`
+	P90             time.Duration  `json:"-"`
 	P99             time.Duration  `json:"-"`
 	Max             time.Duration  `json:"-"`
 	Status          map[string]int `json:"status"`
@@ -162,7 +200,8 @@ func (t *tally) summary() summary {
 	}
 	lat := slices.Clone(t.latencies)
 	slices.Sort(lat)
-	s.P50, s.P99, s.Max = quantile(lat, 0.50), quantile(lat, 0.99), lat[len(lat)-1]
+	s.P50, s.P75, s.P90 = quantile(lat, 0.50), quantile(lat, 0.75), quantile(lat, 0.90)
+	s.P99, s.Max = quantile(lat, 0.99), lat[len(lat)-1]
 	return s
 }
 

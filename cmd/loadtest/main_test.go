@@ -27,14 +27,20 @@ func TestMain(m *testing.M) {
 }
 
 // TestSmoke runs the whole command, briefly and unpinned, against freshly
-// built binaries. It checks that every scenario ran and that no request
-// went unanswered, never a timing figure.
+// built binaries, with wrk if it is installed and the Go generator
+// otherwise (TestWrkLoader covers wrk's scripts). It checks that every
+// scenario ran and that no request went unanswered, never a timing figure.
 func TestSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the catalog and the gateway")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("the command reads /proc")
+	}
+	gen := generatorWrk
+	if _, _, err := findWrk(); err != nil && os.Getenv("EXERCISEDB_WRK_TESTS") == "" {
+		gen = generatorGo
+		t.Logf("with the Go generator: %v", err)
 	}
 	began := time.Now()
 	bin := t.TempDir()
@@ -52,7 +58,7 @@ func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	err := run(ctx, []string{"-bin", bin, "-duration", "500ms", "-no-pin", "-warmup", "0s", "-connections", "8", "-latency-connections", "3", "-mix", "200", "-json", jsonPath}, &stdout, &stderr)
+	err := run(ctx, []string{"-bin", bin, "-duration", "500ms", "-no-pin", "-warmup", "0s", "-connections", "8", "-latency-connections", "3", "-mix", "200", "-json", jsonPath, "-generator", gen}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -73,6 +79,7 @@ func TestSmoke(t *testing.T) {
 			ID              string         `json:"id"`
 			Rate            int            `json:"rate"`
 			Connections     int            `json:"connections"`
+			Generator       string         `json:"generator"`
 			Requests        int            `json:"requests"`
 			Status          map[string]int `json:"status"`
 			TransportErrors map[string]int `json:"transport_errors"`
@@ -94,6 +101,13 @@ func TestSmoke(t *testing.T) {
 		if want := map[bool]int{true: 3, false: 8}[s.Rate > 0]; s.Connections != want {
 			t.Errorf("scenario %s (rate %d): %d connections, want %d", s.ID, s.Rate, s.Connections, want)
 		}
+		want := "vegeta"
+		if gen == generatorWrk && s.Rate == 0 {
+			want = "wrk"
+		}
+		if s.Generator != want {
+			t.Errorf("scenario %s (rate %d): generator %s, want %s", s.ID, s.Rate, s.Generator, want)
+		}
 	}
 	if got, want := strings.Join(ids, ","), "reference,listing,listing-gzip,mix,cache-off,half-rate,reference-half-rate"; got != want {
 		t.Errorf("scenarios %s, want %s", got, want)
@@ -109,18 +123,23 @@ func TestSmoke(t *testing.T) {
 }
 
 func TestParseOptions(t *testing.T) {
-	o, err := parseOptions([]string{"-duration", "500ms", "-no-pin"}, &bytes.Buffer{})
+	o, err := parseOptions([]string{"-duration", "500ms", "-no-pin", "-generator", "go"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.pin || o.warmup != 100*time.Millisecond || o.connections != 64 || o.latencyConnections != 16 || !o.cacheOff || o.bin != "bin" {
+	if o.pin || o.generator != generatorGo || o.warmup != 100*time.Millisecond || o.connections != 64 || o.latencyConnections != 16 || !o.cacheOff || o.bin != "bin" {
 		t.Errorf("options = %+v", o)
 	}
 	o, err = parseOptions(nil, &bytes.Buffer{})
-	if err != nil || !o.pin || o.duration != 10*time.Second || o.warmup != 2*time.Second {
+	if err != nil || !o.pin || o.duration != 10*time.Second || o.warmup != 2*time.Second || o.generator != generatorWrk {
 		t.Errorf("defaults = %+v, %v", o, err)
 	}
-	for _, bad := range [][]string{{"-duration", "0s"}, {"-connections", "0"}, {"-latency-connections", "0"}, {"-mix", "5"}, {"-serve-reference", "x"}, {"extra"}, {"-nope"}} {
+	// wrk's durations are whole seconds.
+	o, err = parseOptions([]string{"-duration", "2500ms", "-warmup", "0s"}, &bytes.Buffer{})
+	if err != nil || o.duration != 3*time.Second || o.warmup != 0 {
+		t.Errorf("wrk's durations: %+v, %v", o, err)
+	}
+	for _, bad := range [][]string{{"-duration", "0s"}, {"-connections", "0"}, {"-latency-connections", "0"}, {"-mix", "5"}, {"-generator", "k6"}, {"-serve-reference", "x"}, {"extra"}, {"-nope"}} {
 		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {
 			t.Errorf("parseOptions(%q): no error", bad)
 		}

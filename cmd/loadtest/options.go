@@ -13,6 +13,12 @@ import (
 // already reported.
 var errUsage = errors.New("usage")
 
+// The load generators of -generator.
+const (
+	generatorWrk = "wrk"
+	generatorGo  = "go"
+)
+
 // options are the command's flags.
 type options struct {
 	bin         string        // directory of the catalog and gateway binaries
@@ -31,8 +37,11 @@ type options struct {
 	serverCPUs         string // taskset list for the servers
 	loadCPUs           string // taskset list for this process
 	jsonPath           string // where to write the figures as JSON, if set
-	mixSize            int    // requests in the realistic mix before it repeats
-	seed               uint64 // of the mix and the cache-off order
+	// generator is the load generator at the maximum rate: generatorWrk
+	// or generatorGo. The fixed-rate scenarios always use the Go one.
+	generator string
+	mixSize   int    // requests in the realistic mix before it repeats
+	seed      uint64 // of the mix and the cache-off order
 
 	// The hidden reference server mode: this binary re-executed by itself.
 	serveReference string // address to serve on
@@ -54,6 +63,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.serverCPUs, "server-cpus", "1", "taskset `list` of the servers' cores")
 	fs.StringVar(&o.loadCPUs, "load-cpus", "0", "taskset `list` of the load generator's cores")
 	fs.StringVar(&o.jsonPath, "json", "", "also write the figures as JSON to this `file`")
+	fs.StringVar(&o.generator, "generator", generatorWrk, "load generator at the maximum rate: wrk (one thread; its core keeps headroom while the reference's saturates) or go (vegeta in this process, for machines without wrk; its own core saturates first, which flatters the req/s ratios). The fixed-rate scenarios use go: wrk has no fixed rate")
 	fs.IntVar(&o.mixSize, "mix", 4000, "`requests` of the realistic mix before it repeats")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the mix and of the cache-off order")
 	fs.StringVar(&o.serveReference, "serve-reference", "", "internal: serve the reference page on this `address`")
@@ -78,6 +88,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.latencyConnections < 1 {
 		bad = append(bad, "-latency-connections: want at least 1")
 	}
+	if o.generator != generatorWrk && o.generator != generatorGo {
+		bad = append(bad, "-generator: want wrk or go")
+	}
 	if o.mixSize < 100 {
 		bad = append(bad, "-mix: want at least 100")
 	}
@@ -88,5 +101,14 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New(strings.Join(bad, "; "))
 	}
 	o.warmup = min(o.warmup, o.duration/5)
+	if o.generator == generatorWrk {
+		// wrk's -d takes whole seconds.
+		o.duration, o.warmup = ceilSecond(o.duration), ceilSecond(o.warmup)
+	}
 	return o, nil
+}
+
+// ceilSecond rounds d up to a whole number of seconds.
+func ceilSecond(d time.Duration) time.Duration {
+	return (d + time.Second - 1).Truncate(time.Second)
 }

@@ -66,7 +66,7 @@ func TestQuantile(t *testing.T) {
 func testReport(listingRPS, cacheOffRPS float64, halfP99 time.Duration, gatewayHWM int64) *report {
 	sc := func(id, name string, rate int, rps float64, p99 time.Duration, servers ...serverResult) scenarioResult {
 		return scenarioResult{
-			ID: id, Name: name, Rate: rate,
+			ID: id, Name: name, Rate: rate, Generator: "wrk",
 			summary: summary{
 				Requests: int(rps * 10), Seconds: 10, RPS: rps, P50: p99 / 4, P99: p99, Max: 2 * p99,
 				Status: map[string]int{"200": int(rps * 10)}, TransportErrors: map[string]int{},
@@ -74,6 +74,7 @@ func testReport(listingRPS, cacheOffRPS float64, halfP99 time.Duration, gatewayH
 			Servers:          servers,
 			CatalogCalls:     math.NaN(),
 			OtherServerCores: 2, OtherLoadCores: 1,
+			ServerCores: 99, LoadCores: 60, LoadCPU: 58,
 		}
 	}
 	srv := func(name string, usPerReq float64) serverResult {
@@ -81,16 +82,16 @@ func testReport(listingRPS, cacheOffRPS float64, halfP99 time.Duration, gatewayH
 	}
 	r := &report{
 		Date: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), Command: "loadtest -duration 10s", Platform: "linux/amd64", CPUs: 2,
-		Pinned: true, ServerCPUs: "1", LoadCPUs: "0", Duration: "10s", Warmup: "2s", Connections: 64, LatencyConnections: 16, PageBytes: 3618,
+		Pinned: true, ServerCPUs: "1", LoadCPUs: "0", Generator: "wrk 4.1.0 (one thread)", Duration: "10s", Warmup: "2s", Connections: 64, LatencyConnections: 16, PageBytes: 3618,
 		MixSize: 4000, MixByKind: map[string]float64{string(kindSingle): 100}, MixByPlan: map[string]float64{"Mega": 100},
 		CacheOffCycle: 34000,
 		Scenarios: []scenarioResult{
 			sc(scenarioReference, "reference", 0, 20000, 4*time.Millisecond, srv("reference", 50)),
-			sc(scenarioListing, "listing", 0, listingRPS, 6*time.Millisecond, srv("gateway", 80), srv("catalog", 20)),
+			sc(scenarioListing, "listing", 0, listingRPS, 6*time.Millisecond, srv("gateway", 50), srv("catalog", 10)),
 			sc(scenarioMix, "mix", 0, 9000, 7*time.Millisecond, srv("gateway", 90), srv("catalog", 20)),
 			sc(scenarioCacheOff, "cache off", 0, cacheOffRPS, 9*time.Millisecond, srv("gateway", 100), srv("catalog", 100)),
 			sc(scenarioHalfRate, "half", int(listingRPS/2), listingRPS/2, halfP99, srv("gateway", 80), srv("catalog", 20)),
-			sc(scenarioListingGzip, "listing gzip", 0, listingRPS*0.95, 6*time.Millisecond, srv("gateway", 80), srv("catalog", 20)),
+			sc(scenarioListingGzip, "listing gzip", 0, listingRPS*0.95, 6*time.Millisecond, srv("gateway", 50), srv("catalog", 10)),
 		},
 		PeakRSS:  map[string]int64{"gateway": gatewayHWM, "catalog": 30 << 20},
 		RSSFile:  map[string]int64{"gateway": 20 << 20},
@@ -101,20 +102,23 @@ func testReport(listingRPS, cacheOffRPS float64, halfP99 time.Duration, gatewayH
 }
 
 func TestEvaluate(t *testing.T) {
-	r := testReport(12000, 4000, 3*time.Millisecond, 40<<20)
+	r := testReport(17000, 4000, 3*time.Millisecond, 40<<20)
 	want := []string{"PASS", "FAIL", "PASS", "PASS", "PASS", "PASS"}
 	for i, tr := range r.Targets {
 		if tr.Result != want[i] {
 			t.Errorf("target %q: %s (%s), want %s", tr.Name, tr.Result, tr.Figure, want[i])
 		}
 	}
-	if s, _ := r.scenario(scenarioListing); s.Ratio != 0.6 || s.CPURatio != 0.5 {
-		t.Errorf("listing: ratio %v, by CPU %v; want 0.6 and 0.5", s.Ratio, s.CPURatio)
+	if s, _ := r.scenario(scenarioListing); s.Ratio != 0.85 || s.CPURatio != 50.0/60 {
+		t.Errorf("listing: ratio %v, by CPU %v; want 0.85 and 0.83", s.Ratio, s.CPURatio)
 	}
-	if !strings.HasPrefix(r.Targets[0].Figure, "0.60 × (12,000 / 20,000 req/s)") {
-		t.Errorf("figure %q", r.Targets[0].Figure)
+	if got, want := r.Targets[0].Figure, "0.85 × by req/s (17,000 / 20,000); 0.83 × by CPU per request (50 / 60 µs)"; got != want {
+		t.Errorf("figure %q, want %q", got, want)
 	}
-	if r.Targets[2].Figure != "3.00 ms at 6,000 req/s" {
+	if r.Headline != headlineRPS || !strings.Contains(r.HeadlineReason, "server-bound: its core was 99% busy, the load generator's 60% (wrk)") {
+		t.Errorf("headline %s: %s", r.Headline, r.HeadlineReason)
+	}
+	if r.Targets[2].Figure != "3.00 ms at 8,500 req/s" {
 		t.Errorf("half-rate figure %q", r.Targets[2].Figure)
 	}
 
@@ -122,16 +126,54 @@ func TestEvaluate(t *testing.T) {
 		summary: summary{Requests: 60000, Seconds: 10, RPS: 6000, P50: 200 * time.Microsecond, P99: 1500 * time.Microsecond, Max: 3 * time.Millisecond}})
 	r.Targets, r.Notes = nil, nil
 	r.evaluate()
-	if got, want := r.Targets[2].Figure, "3.00 ms at 6,000 req/s (the reference at that rate: 1.50 ms)"; got != want {
+	if got, want := r.Targets[2].Figure, "3.00 ms at 8,500 req/s (the reference at that rate: 1.50 ms)"; got != want {
 		t.Errorf("half-rate figure %q, want %q", got, want)
 	}
 
-	r = testReport(9000, 6000, 5*time.Millisecond, 64<<20)
+	r = testReport(9000, 7500, 5*time.Millisecond, 64<<20)
 	want = []string{"FAIL", "PASS", "FAIL", "FAIL", "PASS", "PASS"}
 	for i, tr := range r.Targets {
 		if tr.Result != want[i] {
 			t.Errorf("target %q: %s (%s), want %s", tr.Name, tr.Result, tr.Figure, want[i])
 		}
+	}
+
+	// The load generator's core saturated first: the targets are judged
+	// by CPU per request, where the listing passes (0.83 ×, 0.45 × by
+	// req/s).
+	r.Scenarios[0].LoadCores, r.Scenarios[0].ServerCores = 97, 80
+	r.Targets, r.Notes = nil, nil
+	r.evaluate()
+	if r.Headline != headlineCPU || !strings.Contains(r.HeadlineReason, "not server-bound: its core was 80% busy, the load generator's 97% (wrk)") {
+		t.Errorf("headline %s: %s", r.Headline, r.HeadlineReason)
+	}
+	if got := r.Targets[0]; got.Result != "PASS" || !strings.HasPrefix(got.Figure, "0.83 × by CPU per request (50 / 60 µs); 0.45 × by req/s") {
+		t.Errorf("listing judged by CPU: %+v", got)
+	}
+	if got := r.Targets[5]; got.Result != "PASS" || !strings.HasPrefix(got.Figure, "1.00 × by CPU per request (60 / 60 µs)") {
+		t.Errorf("gzip judged by CPU: %+v", got)
+	}
+
+	// Another process on the servers' core: not the reference's req/s.
+	r.Scenarios[0].LoadCores, r.Scenarios[0].ServerCores, r.Scenarios[0].OtherServerCores = 60, 99, 30
+	r.Targets, r.Notes = nil, nil
+	r.evaluate()
+	if r.Headline != headlineCPU || !strings.HasPrefix(r.HeadlineReason, "other processes used 30% / 1% of the servers' core") {
+		t.Errorf("headline %s: %s", r.Headline, r.HeadlineReason)
+	}
+
+	// The reference undisturbed, the listing disturbed: that target alone
+	// is judged by CPU per request.
+	r.Scenarios[0].OtherServerCores = 2
+	r.Scenarios[1].OtherServerCores = 40
+	r.Targets, r.Notes = nil, nil
+	r.evaluate()
+	if got := r.Targets[0]; r.Headline != headlineRPS || got.Result != "PASS" ||
+		!strings.HasSuffix(got.Figure, "(judged by CPU per request: other processes used 40% / 1% during listing)") {
+		t.Errorf("%s; disturbed listing: %+v", r.Headline, got)
+	}
+	if got := r.Targets[1]; !strings.HasPrefix(got.Figure, "0.38 × by req/s") {
+		t.Errorf("undisturbed cache-off: %+v", got)
 	}
 }
 
@@ -159,11 +201,10 @@ func TestEvaluateErrorsAndMissing(t *testing.T) {
 
 func TestEvaluateNotes(t *testing.T) {
 	r := testReport(15000, 6000, time.Millisecond, 1<<20)
-	r.Scenarios[0].LoadCPU = 97
-	r.Scenarios[0].Servers[0].CPUPercent = 60 // the load generator limits the reference
-	r.Scenarios[2].LoadCPU = 30
-	r.Scenarios[2].Servers[0].CPUPercent = 40 // neither core is saturated
-	r.Scenarios[2].Servers[1].CPUPercent = 10
+	// The load generator limits the reference; neither core is saturated
+	// in the mix.
+	r.Scenarios[0].LoadCPU, r.Scenarios[0].LoadCores, r.Scenarios[0].ServerCores = 97, 98, 62
+	r.Scenarios[2].LoadCores, r.Scenarios[2].ServerCores = 31, 52
 	r.Scenarios[1].OtherServerCores = 35
 	r.Scenarios[4].summary.RPS = 100 // far below its rate
 	r.Targets, r.Notes = nil, nil
@@ -185,28 +226,35 @@ func TestEvaluateNotes(t *testing.T) {
 
 	r = testReport(15000, 6000, time.Millisecond, 1<<20)
 	r.Pinned = false
+	for i := range r.Scenarios {
+		r.Scenarios[i].ServerCores, r.Scenarios[i].LoadCores = math.NaN(), math.NaN()
+	}
 	r.Targets, r.Notes = nil, nil
 	r.evaluate()
 	if len(r.Notes) != 1 || !strings.HasPrefix(r.Notes[0], "Not pinned") {
 		t.Errorf("notes of an unpinned run: %q", r.Notes)
 	}
+	if r.Headline != headlineCPU {
+		t.Errorf("unpinned headline %s", r.Headline)
+	}
 }
 
 func TestWriteMarkdown(t *testing.T) {
-	r := testReport(12000, 4000, 3*time.Millisecond, 40<<20)
+	r := testReport(17000, 4000, 3*time.Millisecond, 40<<20)
 	var b bytes.Buffer
 	r.writeMarkdown(&b)
 	out := b.String()
 	for _, want := range []string{
 		"`loadtest -duration 10s`, 2026-11-21 12:00 UTC, linux/amd64 with 2 CPUs; servers on CPU 1, load generator on CPU 0 (taskset).",
-		"64 keep-alive connections at the maximum rate, 16 at a fixed rate.",
+		"at the maximum rate wrk 4.1.0 (one thread) with 64 keep-alive connections, at a fixed rate vegeta with 16.",
 		"| reference | max | 20,000 | 1.00 | 1.00 | 1.00 ms | 4.00 ms | 8.00 ms | 200: 200,000 | 0 |",
-		"| listing | max | 12,000 | 0.60 | 0.50 | 1.50 ms | 6.00 ms | 12.0 ms | 200: 120,000 | 0 |",
-		"| half | 6,000/s | 6,000 | 0.30 |",
-		"| listing | 99% · 80 µs/req | 99% · 20 µs/req | – | – | – | – | 30.0 MiB | 30.0 MiB | 0% | 2% / 1% |",
+		"| listing | max | 17,000 | 0.85 | 0.83 | 1.50 ms | 6.00 ms | 12.0 ms | 200: 170,000 | 0 |",
+		"| half | 8,500/s | 8,500 | 0.42 |",
+		"| listing | 99% · 50 µs/req | 99% · 10 µs/req | – | – | – | – | 30.0 MiB | 30.0 MiB | wrk 58% | 99% | 60% | 2% / 1% |",
+		"**Targets judged by req/s**: the reference was server-bound: its core was 99% busy, the load generator's 60% (wrk).",
 		"| reference | – | – | 99% · 50 µs/req |",
-		"| listing, warm gateway ≥ 0.5 × reference req/s | 0.60 × (12,000 / 20,000 req/s); by CPU per request 0.50 × | **PASS** |",
-		"| listing, every request reaches the catalog (cache off) ≥ 0.25 × reference req/s |",
+		"| listing, warm gateway ≥ 0.8 × reference | 0.85 × by req/s (17,000 / 20,000); 0.83 × by CPU per request (50 / 60 µs) | **PASS** |",
+		"| listing, every request reaches the catalog (cache off) ≥ 0.35 × reference | 0.20 × by req/s (4,000 / 20,000); 0.25 × by CPU per request (50 / 200 µs) | **FAIL** |",
 		"| gateway peak RSS (VmHWM) under load < 64.0 MiB | 40.0 MiB (file-backed at the end: 20.0 MiB) | **PASS** |",
 		"| catalog peak RSS (VmHWM) under load < 64.0 MiB | 30.0 MiB | **PASS** |",
 		"Cache-off listing: 34,000 distinct queries",
@@ -232,7 +280,7 @@ func TestWriteMarkdown(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
-	r := testReport(12000, 4000, 3*time.Millisecond, 40<<20)
+	r := testReport(17000, 4000, 3*time.Millisecond, 40<<20)
 	r.Scenarios[1].CatalogCalls = 0.25
 	path := filepath.Join(t.TempDir(), "out.json")
 	if err := r.writeJSON(path); err != nil {
@@ -260,7 +308,7 @@ func TestWriteJSON(t *testing.T) {
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if len(got.Scenarios) != 6 || got.Scenarios[1].ID != scenarioListing || got.Scenarios[1].RPS != 12000 || got.Scenarios[1].P99 != 6 || got.Scenarios[1].Ratio != 0.6 {
+	if len(got.Scenarios) != 6 || got.Scenarios[1].ID != scenarioListing || got.Scenarios[1].RPS != 17000 || got.Scenarios[1].P99 != 6 || got.Scenarios[1].Ratio != 0.85 {
 		t.Errorf("scenarios = %+v", got.Scenarios)
 	}
 	if c := got.Scenarios[1].CatalogCalls; c == nil || *c != 0.25 {

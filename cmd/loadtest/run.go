@@ -48,6 +48,13 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 			return fmt.Errorf("%v: build the binaries first: go build -o %s/ ./...", err, o.bin)
 		}
 	}
+	wrk, wrkVersion := "", ""
+	if o.generator == generatorWrk {
+		var err error
+		if wrk, wrkVersion, err = findWrk(); err != nil {
+			return err
+		}
+	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "loadtest: "+format+"\n", a...) }
 	dir, err := os.MkdirTemp("", "loadtest-")
 	if err != nil {
@@ -118,6 +125,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 		Pinned:             o.pin,
 		Duration:           o.duration.String(),
 		Warmup:             o.warmup.String(),
+		Generator:          "vegeta (Go, in this process)",
 		Connections:        o.connections,
 		LatencyConnections: o.latencyConnections,
 		PageBytes:          len(page),
@@ -126,6 +134,9 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 		MixByPlan:          byPlan,
 		PeakRSS:            map[string]int64{},
 		RSSFile:            map[string]int64{},
+	}
+	if wrk != "" {
+		rep.Generator = wrkVersion + " (one thread)"
 	}
 	if o.cacheOff {
 		rep.CacheOffCycle = len(cacheOff)
@@ -148,7 +159,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	}
 
 	var ref *server // the reference server once it runs
-	m := &measurer{o: o, progress: progress, servers: func() []*server {
+	m := &measurer{o: o, progress: progress, wrk: wrk, dir: dir, servers: func() []*server {
 		if ref != nil {
 			return []*server{sys.catalog, sys.gateway, ref}
 		}
@@ -160,6 +171,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 		if m.serverCores == nil || m.loadCores == nil {
 			m.serverCores, m.loadCores = nil, nil
 		}
+		m.wrkCPUs = o.loadCPUs
 	}
 	listing := []request{{URL: sys.gatewayURL + listingPath, Header: megaHeaders[0]}}
 	gatewayWatch := []watch{
@@ -249,162 +261,6 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 		}
 	}
 	return nil
-}
-
-// watch is a server whose resources a scenario reports.
-type watch struct {
-	name    string
-	srv     *server
-	metrics string // URL of its Prometheus metrics; empty if none
-}
-
-// measurer runs scenarios.
-type measurer struct {
-	o        options
-	progress func(string, ...any)
-	// serverCores and loadCores are the CPUs the servers and this process
-	// run on; nil when not pinned (every CPU).
-	serverCores, loadCores []int
-	// servers are every server running now, measured or idle: their CPU
-	// time is not "other processes".
-	servers func() []*server
-}
-
-// snapshot is the state of the servers, this process and the CPUs at one
-// instant.
-type snapshot struct {
-	at      time.Time
-	procs   []procSample // of the watched servers
-	allocs  []float64    // go_memstats_alloc_bytes_total, NaN if unknown
-	calls   float64      // the catalog's CatalogService calls, NaN if unknown
-	loadCPU time.Duration
-	ours    time.Duration // CPU time of every server
-	stat    map[string]cpuTimes
-}
-
-func (m *measurer) snapshot(ctx context.Context, ws []watch) (snapshot, error) {
-	s := snapshot{calls: math.NaN()}
-	for _, w := range ws {
-		p, err := sampleProc(w.srv.pid())
-		if err != nil {
-			return s, fmt.Errorf("%s: %w", w.name, err)
-		}
-		s.procs = append(s.procs, p)
-		alloc := math.NaN()
-		if w.metrics != "" {
-			if text, err := fetch(ctx, w.metrics); err == nil {
-				if v, ok := sumMetric(text, "go_memstats_alloc_bytes_total"); ok {
-					alloc = v
-				}
-				if w.name == "catalog" {
-					// Unary calls, and calls carried by Exchange streams.
-					if v, ok := sumMetric(text, "grpc_server_handled_total", `grpc_service="exercisedb.catalog.v1.CatalogService"`); ok {
-						s.calls = v
-						if x, ok := sumMetric(text, "exercisedb_catalog_exchange_calls_total"); ok {
-							s.calls += x
-						}
-					}
-				}
-			}
-		}
-		s.allocs = append(s.allocs, alloc)
-	}
-	for _, srv := range m.servers() {
-		if p, err := sampleProc(srv.pid()); err == nil {
-			s.ours += p.CPU
-		}
-	}
-	if text, err := os.ReadFile("/proc/stat"); err == nil {
-		s.stat, _ = parseProcStat(string(text))
-	}
-	if self, err := sampleProc(0); err == nil {
-		s.loadCPU = self.CPU
-	}
-	s.at = time.Now()
-	return s, nil
-}
-
-// scenario warms up, then measures l, with the resources of ws.
-func (m *measurer) scenario(ctx context.Context, id, name string, l load, ws []watch) (scenarioResult, error) {
-	l.duration, l.at = m.o.duration, &cycles{}
-	if l.connections == 0 {
-		l.connections = m.o.connections
-	}
-	res := scenarioResult{ID: id, Name: name, Rate: l.rate, Connections: l.connections, CatalogCalls: math.NaN(), OtherServerCores: math.NaN(), OtherLoadCores: math.NaN()}
-	rate := "max rate"
-	if l.rate > 0 {
-		rate = fmt.Sprintf("%d req/s", l.rate)
-	}
-	m.progress("%s: %s warm-up, %s at %s", name, m.o.warmup, m.o.duration, rate)
-	client := newLoadClient(l.connections)
-	defer client.CloseIdleConnections()
-	if m.o.warmup > 0 {
-		w := l
-		w.duration = m.o.warmup
-		attack(ctx, client, w)
-	}
-	before, err := m.snapshot(ctx, ws)
-	if err != nil {
-		return res, err
-	}
-	t := attack(ctx, client, l)
-	after, err := m.snapshot(ctx, ws)
-	if err != nil {
-		return res, err
-	}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	for _, w := range ws {
-		select {
-		case <-w.srv.exited:
-			return res, w.srv.failure()
-		default:
-		}
-	}
-	res.summary = t.summary()
-	wall := after.at.Sub(before.at).Seconds()
-	perReq := func(v float64) float64 {
-		if res.Requests == 0 {
-			return math.NaN()
-		}
-		return v / float64(res.Requests)
-	}
-	for i, w := range ws {
-		cpu := (after.procs[i].CPU - before.procs[i].CPU).Seconds()
-		res.Servers = append(res.Servers, serverResult{
-			Name:        w.name,
-			CPUSeconds:  cpu,
-			CPUPercent:  100 * cpu / wall,
-			CPUPerReq:   perReq(cpu * 1e6),
-			AllocPerReq: perReq(after.allocs[i] - before.allocs[i]),
-			PeakRSS:     after.procs[i].HWM,
-		})
-	}
-	res.CatalogCalls = perReq(after.calls - before.calls)
-	loadCPU := after.loadCPU - before.loadCPU
-	ours := after.ours - before.ours
-	res.LoadCPU = 100 * loadCPU.Seconds() / wall
-	if before.stat != nil && after.stat != nil {
-		delta := func(cpus []int) (busyTime, steal time.Duration) {
-			a, b := busy(after.stat, cpus), busy(before.stat, cpus)
-			return ticks(a.Busy - b.Busy), ticks(a.Steal - b.Steal)
-		}
-		percent := func(d time.Duration) float64 { return max(0, 100*d.Seconds()/wall) }
-		if m.serverCores != nil && m.loadCores != nil {
-			serverBusy, serverSteal := delta(m.serverCores)
-			loadBusy, loadSteal := delta(m.loadCores)
-			res.OtherServerCores = percent(serverBusy - ours)
-			res.OtherLoadCores = percent(loadBusy - loadCPU)
-			res.Steal = percent(serverSteal + loadSteal)
-		} else {
-			allBusy, steal := delta(nil)
-			res.OtherServerCores = percent(allBusy - ours - loadCPU)
-			res.Steal = percent(steal)
-		}
-	}
-	m.progress("%s: %s req/s, p50 %s, p99 %s", name, thousands(res.RPS), millis(res.P50), millis(res.P99))
-	return res, nil
 }
 
 // fetch returns the body of a GET.
