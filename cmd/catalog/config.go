@@ -115,8 +115,10 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	return cfg, nil
 }
 
-func (c config) logger(w io.Writer) *slog.Logger {
-	return logging.New(w, c.LogFormat, c.LogLevel)
+// loggers returns the catalog's log of events, each written at once, and
+// its log of calls, written in batches.
+func (c config) loggers(w *logging.Buffer) (events, calls *slog.Logger) {
+	return logging.NewBuffered(w, c.LogFormat, c.LogLevel), logging.New(w, c.LogFormat, c.LogLevel)
 }
 
 // LogValue renders the configuration for the start-up log: durations as

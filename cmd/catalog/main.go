@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -26,6 +27,7 @@ import (
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/buildinfo"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 	"github.com/exercisedb/exercisedb/pkg/serve"
 	"github.com/exercisedb/exercisedb/pkg/telemetry"
 )
@@ -52,7 +54,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	log := cfg.logger(stderr)
+	// A line per call goes out in batches, not a write system call each;
+	// deferred first, the last batch follows "catalog stopped".
+	logOut := logging.NewBuffer(stderr, 100*time.Millisecond)
+	defer logOut.Close()
+	log, callLog := cfg.loggers(logOut)
 	log.Info("catalog starting", "config", cfg)
 
 	shutdownTracing, err := telemetry.Setup(ctx, "catalog", getenv)
@@ -75,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Read().Collector())
 	svc := &grpcapi.Service{}
-	grpcSrv, health := grpcapi.NewServer(svc, log, reg, grpcOpts...)
+	grpcSrv, health := grpcapi.NewServer(svc, callLog, reg, grpcOpts...)
 	if cfg.Reflection {
 		reflection.Register(grpcSrv)
 	}

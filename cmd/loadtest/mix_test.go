@@ -238,7 +238,7 @@ func TestGatewayConfig(t *testing.T) {
 	if err := checkGatewayConfig(text); err != nil {
 		t.Fatalf("the gateway refuses the generated configuration: %v\n%s", err, text)
 	}
-	for _, want := range []string{"level: warn", "listen: 127.0.0.1:1", "admin_listen: 127.0.0.1:2", "target: 127.0.0.1:3", "record_cap: 100"} {
+	for _, want := range []string{"level: info", "listen: 127.0.0.1:1", "admin_listen: 127.0.0.1:2", "target: 127.0.0.1:3", "record_cap: 100"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("configuration lacks %q:\n%s", want, text)
 		}

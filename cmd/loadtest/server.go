@@ -145,9 +145,8 @@ func waitReady(ctx context.Context, url string, timeout time.Duration, watch ...
 }
 
 // freeAddrs returns n loopback addresses whose ports were free a moment
-// ago. The servers log their address only at info level, which the run
-// turns off, so the ports are chosen here; a lost race shows as a server
-// that exits at start, and the caller tries again.
+// ago, chosen here so that no server's log need be read for them; a lost
+// race shows as a server that exits at start, and the caller tries again.
 func freeAddrs(n int) ([]string, error) {
 	var lns []net.Listener
 	defer func() {
@@ -240,7 +239,7 @@ func tryStartSystem(ctx context.Context, bin, dir, cpus string) (_ *system, err 
 		}
 	}()
 	sys.catalog, err = startServer("catalog", filepath.Join(dir, "catalog.log"), cpus, catalogBin,
-		"-listen", catalogListen, "-admin", catalogAdmin, "-log-level", "warn", "-log-format", "json")
+		"-listen", catalogListen, "-admin", catalogAdmin, "-log-level", "info", "-log-format", "json") // a line per call, as deployed
 	if err != nil {
 		return sys, err
 	}
