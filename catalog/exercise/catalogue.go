@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -264,26 +263,11 @@ func sortedVocabularies(v Vocabularies) Vocabularies {
 	return out
 }
 
-// versionOf hashes the catalogue's content: its format, vocabularies and
-// records in id order, encoded one by one so that the whole catalogue is
-// never held encoded in memory (which set the catalog's peak RSS).
+// versionOf hashes the catalogue's content as its file would hold it.
 func versionOf(c *Catalogue) (string, error) {
 	h := sha256.New()
-	enc := json.NewEncoder(h)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(c.format); err != nil {
+	if err := Encode(h, &File{Format: c.format, Vocabularies: c.vocab, Exercises: c.exercises}); err != nil {
 		return "", err
-	}
-	if err := enc.Encode(&c.vocab); err != nil {
-		return "", err
-	}
-	for _, x := range c.exercises {
-		if x.SecondaryMuscles == nil {
-			x.SecondaryMuscles = []string{} // as a file writes it
-		}
-		if err := enc.Encode(&x); err != nil {
-			return "", err
-		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

@@ -1,6 +1,7 @@
 package exercise
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -96,22 +97,63 @@ func Decode(r io.Reader) (*File, error) {
 }
 
 // Encode writes f as indented JSON with the exercises in id order, so that
-// a generated file is stable under re-ordering of its source.
+// a generated file is stable under re-ordering of its source. It writes a
+// member and a record at a time, the bytes encoding/json would write for
+// the whole File: encoding it whole held the entire document in memory
+// (about 12 MB for 2,000 records with content), which set the catalog's
+// peak RSS when it hashed its version.
 func Encode(w io.Writer, f *File) error {
-	out := *f
-	out.Exercises = slices.Clone(f.Exercises)
-	for i := range out.Exercises {
-		// A record without secondary muscles has an empty list, never null:
-		// the member is required.
-		if out.Exercises[i].SecondaryMuscles == nil {
-			out.Exercises[i].SecondaryMuscles = []string{}
-		}
-	}
-	slices.SortFunc(out.Exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	exercises := slices.Clone(f.Exercises)
+	slices.SortFunc(exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
+	out := bufio.NewWriter(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(&out)
+	// value writes v as it stands at an indentation of prefix.
+	value := func(prefix string, v any) error {
+		buf.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	out.WriteString("{\n  \"format\": ")
+	if err := value("  ", f.Format); err != nil {
+		return err
+	}
+	out.WriteString(",\n  \"vocabularies\": ")
+	if err := value("  ", &f.Vocabularies); err != nil {
+		return err
+	}
+	out.WriteString(",\n  \"exercises\": ")
+	switch {
+	case f.Exercises == nil:
+		out.WriteString("null")
+	case len(exercises) == 0:
+		out.WriteString("[]")
+	default:
+		out.WriteString("[")
+		for i := range exercises {
+			x := &exercises[i]
+			// A record without secondary muscles has an empty list, never
+			// null: the member is required.
+			if x.SecondaryMuscles == nil {
+				x.SecondaryMuscles = []string{}
+			}
+			if i > 0 {
+				out.WriteString(",")
+			}
+			out.WriteString("\n    ")
+			if err := value("    ", x); err != nil {
+				return err
+			}
+		}
+		out.WriteString("\n  ]")
+	}
+	out.WriteString("\n}\n")
+	return out.Flush()
 }
 
 // fileExercise is an exercise as written in the file, with pointers so that

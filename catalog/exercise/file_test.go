@@ -2,7 +2,9 @@ package exercise
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,6 +149,45 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(a.exercises, b.exercises); diff != "" {
 		t.Errorf("round trip (-before +after):\n%s", diff)
+	}
+}
+
+// Encode writes, a record at a time, what encoding/json writes for the
+// whole File, indented and without HTML escaping: the bytes of every
+// generated file and every catalogue version depend on it.
+func TestEncodeWritesWhatEncodingJSONWrites(t *testing.T) {
+	f := randomFile(30, 6)
+	f.Exercises[0].Name = `<b>"press" & pull</b>`
+	f.Exercises[1].SecondaryMuscles = nil
+	for name, file := range map[string]*File{
+		"records":  f,
+		"none":     {Format: f.Format, Vocabularies: f.Vocabularies, Exercises: []Exercise{}},
+		"nil":      {Format: f.Format, Vocabularies: f.Vocabularies},
+		"one only": {Format: f.Format, Vocabularies: f.Vocabularies, Exercises: f.Exercises[:1]},
+	} {
+		t.Run(name, func(t *testing.T) {
+			whole := *file
+			whole.Exercises = slices.Clone(file.Exercises)
+			slices.SortFunc(whole.Exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
+			for i := range whole.Exercises {
+				if whole.Exercises[i].SecondaryMuscles == nil {
+					whole.Exercises[i].SecondaryMuscles = []string{}
+				}
+			}
+			var want, got bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(&whole); err != nil {
+				t.Fatal(err)
+			}
+			if err := Encode(&got, file); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("Encode (-encoding/json +Encode):\n%s", diff)
+			}
+		})
 	}
 }
 
