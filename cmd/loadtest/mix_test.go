@@ -234,7 +234,7 @@ func TestNameWords(t *testing.T) {
 }
 
 func TestGatewayConfig(t *testing.T) {
-	text := gatewayConfig("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3")
+	text := gatewayConfig("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3", "")
 	if err := checkGatewayConfig(text); err != nil {
 		t.Fatalf("the gateway refuses the generated configuration: %v\n%s", err, text)
 	}
@@ -242,6 +242,10 @@ func TestGatewayConfig(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("configuration lacks %q:\n%s", want, text)
 		}
+	}
+	pg := gatewayConfig("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3", "postgres://127.0.0.1:5432/test?sslmode=disable&search_path=load")
+	if err := checkGatewayConfig(pg); err != nil || !strings.Contains(pg, `keys_postgres_url: "postgres://127.0.0.1:5432/test?sslmode=disable&search_path=load"`) {
+		t.Errorf("with PostgreSQL keys: %v\n%s", err, pg)
 	}
 	// Every key's plan exists on every product it names.
 	for _, k := range keySpecs {

@@ -37,6 +37,7 @@ type options struct {
 	serverCPUs         string // taskset list for the servers
 	loadCPUs           string // taskset list for this process
 	jsonPath           string // where to write the figures as JSON, if set
+	keysPostgresURL    string // the gateway's keys in this database, if set
 	// generator is the load generator at the maximum rate: generatorWrk
 	// or generatorGo. The fixed-rate scenarios always use the Go one.
 	generator string
@@ -63,6 +64,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.serverCPUs, "server-cpus", "1", "taskset `list` of the servers' cores")
 	fs.StringVar(&o.loadCPUs, "load-cpus", "0", "taskset `list` of the load generator's cores")
 	fs.StringVar(&o.jsonPath, "json", "", "also write the figures as JSON to this `file`")
+	fs.StringVar(&o.keysPostgresURL, "keys-postgres-url", "", "keep the gateway's keys in this PostgreSQL database (keys_postgres_url) instead of a keys file, to compare the stores")
 	fs.StringVar(&o.generator, "generator", generatorWrk, "load generator at the maximum rate: wrk (one thread; its core keeps headroom while the reference's saturates) or go (vegeta in this process, for machines without wrk; its own core saturates first, which flatters the req/s ratios). The fixed-rate scenarios use go: wrk has no fixed rate")
 	fs.IntVar(&o.mixSize, "mix", 4000, "`requests` of the realistic mix before it repeats")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the mix and of the cache-off order")

@@ -67,7 +67,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	}
 
 	progress("starting the catalog and the gateway from %s/", o.bin)
-	sys, err := startSystem(ctx, o.bin, dir, serverCPUs)
+	sys, err := startSystem(ctx, o.bin, dir, serverCPUs, o.keysPostgresURL)
 	if err != nil {
 		return err
 	}

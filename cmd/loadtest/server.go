@@ -177,10 +177,12 @@ type system struct {
 
 // startSystem creates the keys and starts the catalog and the gateway
 // from bin, in dir, on the given cores.
-func startSystem(ctx context.Context, bin, dir, cpus string) (*system, error) {
+// keysPostgres, if not empty, keeps the gateway's keys in that PostgreSQL
+// database instead of a keys file.
+func startSystem(ctx context.Context, bin, dir, cpus, keysPostgres string) (*system, error) {
 	var errs []error
 	for attempt := range 3 {
-		sys, err := tryStartSystem(ctx, bin, filepath.Join(dir, fmt.Sprintf("system-%d", attempt)), cpus)
+		sys, err := tryStartSystem(ctx, bin, filepath.Join(dir, fmt.Sprintf("system-%d", attempt)), cpus, keysPostgres)
 		if err == nil {
 			return sys, nil
 		}
@@ -192,7 +194,7 @@ func startSystem(ctx context.Context, bin, dir, cpus string) (*system, error) {
 	return nil, errors.Join(errs...)
 }
 
-func tryStartSystem(ctx context.Context, bin, dir, cpus string) (_ *system, err error) {
+func tryStartSystem(ctx context.Context, bin, dir, cpus, keysPostgres string) (_ *system, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -201,7 +203,7 @@ func tryStartSystem(ctx context.Context, bin, dir, cpus string) (_ *system, err 
 		return nil, err
 	}
 	catalogListen, catalogAdmin, gatewayListen, gatewayAdmin := addrs[0], addrs[1], addrs[2], addrs[3]
-	cfg := gatewayConfig(gatewayListen, gatewayAdmin, catalogListen)
+	cfg := gatewayConfig(gatewayListen, gatewayAdmin, catalogListen, keysPostgres)
 	if err := checkGatewayConfig(cfg); err != nil {
 		return nil, fmt.Errorf("generated gateway configuration: %w", err)
 	}
