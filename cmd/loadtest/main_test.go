@@ -109,7 +109,7 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("scenario %s (rate %d): generator %s, want %s", s.ID, s.Rate, s.Generator, want)
 		}
 	}
-	if got, want := strings.Join(ids, ","), "reference,listing,listing-gzip,mix,cache-off,half-rate,reference-half-rate"; got != want {
+	if got, want := strings.Join(ids, ","), "reference,listing,listing-gzip,mix,cache-off,reference-end,half-rate,reference-half-rate"; got != want {
 		t.Errorf("scenarios %s, want %s", got, want)
 	}
 	if len(rep.Targets) != 6 {

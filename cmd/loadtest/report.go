@@ -14,6 +14,10 @@ import (
 // Scenario ids.
 const (
 	scenarioReference = "reference"
+	// scenarioReferenceEnd is the reference again after the gateway's
+	// maximum-rate scenarios: the ratios are to the mean of the two, and
+	// their difference is how far the machine's speed moved meanwhile.
+	scenarioReferenceEnd = "reference-end"
 	scenarioListing   = "listing"
 	// scenarioListingGzip is the listing for a client that accepts gzip.
 	scenarioListingGzip = "listing-gzip"
@@ -217,6 +221,9 @@ func (r *report) scenario(id string) (scenarioResult, bool) {
 // the notes.
 func (r *report) evaluate() {
 	ref, haveRef := r.scenario(scenarioReference)
+	if end, ok := r.scenario(scenarioReferenceEnd); ok && haveRef {
+		ref = r.referenceMean(ref, end)
+	}
 	refCPU := ref.cpuPerRequest()
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
@@ -336,6 +343,37 @@ func (r *report) evaluate() {
 	if !r.Pinned {
 		r.Notes = append(r.Notes, "Not pinned (-no-pin): the servers and the load generator shared every core, so the figures are not comparable with pinned runs.")
 	}
+}
+
+// driftNote is the change of the reference's req/s between the start and
+// the end of a run (percent) above which the report says the ratios are
+// uncertain.
+const driftNote = 5
+
+// referenceMean is the reference as the ratios use it: its req/s and CPU
+// per request the means of its runs at the start and at the end, with a
+// note of how far they moved. Cores and disturbance are the start's, which
+// the headline judges, unless the end's were disturbed.
+func (r *report) referenceMean(start, end scenarioResult) scenarioResult {
+	mean := start
+	mean.RPS = (start.RPS + end.RPS) / 2
+	if len(start.Servers) == 1 && len(end.Servers) == 1 {
+		mean.Servers = []serverResult{start.Servers[0]}
+		mean.Servers[0].CPUPerReq = (start.Servers[0].CPUPerReq + end.Servers[0].CPUPerReq) / 2
+	}
+	if end.disturbed() {
+		mean.OtherServerCores, mean.OtherLoadCores, mean.Steal = end.OtherServerCores, end.OtherLoadCores, end.Steal
+	}
+	if start.RPS > 0 {
+		drift := 100 * (end.RPS - start.RPS) / start.RPS
+		note := fmt.Sprintf("The reference served %s req/s at the start and %s at the end (%+.0f%%); the ratios are to the mean, %s.",
+			thousands(start.RPS), thousands(end.RPS), drift, thousands(mean.RPS))
+		if math.Abs(drift) > driftNote {
+			note += fmt.Sprintf(" The machine's speed moved during the run, so a ratio is uncertain by about ±%.0f%%: compare runs by their range.", math.Abs(drift)/2)
+		}
+		r.Notes = append(r.Notes, note)
+	}
+	return mean
 }
 
 // headline decides which ratio the targets are judged by, and says why:

@@ -177,6 +177,37 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// With the reference measured again at the end, the ratios are to the
+// mean of both, and a drift is noted.
+func TestEvaluateReferenceDrift(t *testing.T) {
+	r := testReport(17000, 4000, 3*time.Millisecond, 40<<20)
+	end := r.Scenarios[0]
+	end.ID, end.Name, end.RPS = scenarioReferenceEnd, "reference again", 16000
+	end.Servers = []serverResult{{Name: "reference", CPUPercent: 99, CPUPerReq: 70, AllocPerReq: math.NaN()}}
+	r.Scenarios = append(r.Scenarios, end)
+	r.Targets, r.Notes = nil, nil
+	r.evaluate()
+	if s, _ := r.scenario(scenarioListing); math.Abs(s.Ratio-17000.0/18000) > 1e-9 || math.Abs(s.CPURatio-60.0/60) > 1e-9 {
+		t.Errorf("listing: ratio %v, by CPU %v; want %v and 1", s.Ratio, s.CPURatio, 17000.0/18000)
+	}
+	if got, want := r.Targets[0].Figure, "0.94 × by req/s (17,000 / 18,000); 1.00 × by CPU per request (60 / 60 µs)"; got != want {
+		t.Errorf("figure %q, want %q", got, want)
+	}
+	note := strings.Join(r.Notes, "\n")
+	if !strings.Contains(note, "The reference served 20,000 req/s at the start and 16,000 at the end (-20%); the ratios are to the mean, 18,000.") ||
+		!strings.Contains(note, "uncertain by about ±10%") {
+		t.Errorf("notes:\n%s", note)
+	}
+
+	// A steady reference: the note says so without the warning.
+	r.Scenarios[len(r.Scenarios)-1].RPS = 20400
+	r.Targets, r.Notes = nil, nil
+	r.evaluate()
+	if note := strings.Join(r.Notes, "\n"); !strings.Contains(note, "(+2%)") || strings.Contains(note, "uncertain") {
+		t.Errorf("notes:\n%s", note)
+	}
+}
+
 func TestEvaluateErrorsAndMissing(t *testing.T) {
 	r := testReport(15000, 6000, time.Millisecond, 1<<20)
 	r.Scenarios[1].Status["503"] = 5
