@@ -18,6 +18,7 @@ func TestAccessWritesWhatSlogWrites(t *testing.T) {
 		Plan: "Pro", Client: "2001:db8::1"}
 	anonymous := plain
 	anonymous.KeyID, anonymous.Plan, anonymous.Product, anonymous.Status = "", "", "", 401
+	anonymous.Duration = 23*time.Microsecond + 400 // "23.4µs": not ASCII, quoted by neither handler
 	odd := plain
 	odd.Route, odd.Product, odd.KeyID, odd.Client = "/a b", `say "hi"`, "k=v", "é\u2028\x01"
 	for _, format := range []string{"json", "text"} {
