@@ -18,7 +18,7 @@ const (
 	// maximum-rate scenarios: the ratios are to the mean of the two, and
 	// their difference is how far the machine's speed moved meanwhile.
 	scenarioReferenceEnd = "reference-end"
-	scenarioListing   = "listing"
+	scenarioListing      = "listing"
 	// scenarioListingGzip is the listing for a client that accepts gzip.
 	scenarioListingGzip = "listing-gzip"
 	scenarioMix         = "mix"
