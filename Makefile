@@ -37,7 +37,7 @@ bench:
 ci:
 	bash .ci/run
 
-## load: the load test of docs/performance.md: servers on CPU 1, load generator on CPU 0; figures as ratios to a reference measured in the same run (LOAD_FLAGS adds flags, e.g. -duration 30s)
+## load: the load test of docs/performance.md: servers on CPU 1, wrk on CPU 0 (apt-get install wrk); figures as ratios to a reference measured in the same run (LOAD_FLAGS adds flags, e.g. -duration 30s)
 .PHONY: load
 load:
 	go build -o bin/ ./...
