@@ -126,7 +126,7 @@ func TestOldCatalogSameJSON(t *testing.T) {
 		if want.Err != "" || len(want.Exercises) == 0 {
 			t.Fatalf("%+v: %d exercises, error %q", req, len(want.Exercises), want.Err)
 		}
-		if diff := cmp.Diff(want, got, ignorePages); diff != "" {
+		if diff := cmp.Diff(want, got, outcomeOpts); diff != "" {
 			t.Errorf("%+v (-current +old catalog):\n%s", req, diff)
 		}
 	}
