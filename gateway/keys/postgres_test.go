@@ -171,6 +171,15 @@ func (p *proxy) serve(ln net.Listener) {
 				continue
 			}
 			p.mu.Lock()
+			if p.ln != ln {
+				// Cut while this connection was being set up: it must not
+				// outlive the cut (the test would wait for an outage that
+				// never comes to the replica holding it).
+				p.mu.Unlock()
+				in.Close()
+				out.Close()
+				continue
+			}
 			p.conns = append(p.conns, in, out)
 			p.mu.Unlock()
 			go func() { io.Copy(in, out); in.Close() }()
@@ -183,7 +192,10 @@ func (p *proxy) serve(ln net.Listener) {
 func (p *proxy) cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ln.Close()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
 	for _, c := range p.conns {
 		c.Close()
 	}
