@@ -13,7 +13,6 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -56,7 +55,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// A line per call goes out in batches, not a write system call each;
 	// deferred first, the last batch follows "catalog stopped".
-	logOut := logging.NewBuffer(stderr, 100*time.Millisecond)
+	logOut := logging.NewBuffer(stderr, logging.FlushInterval)
 	defer logOut.Close()
 	log, callLog := cfg.loggers(logOut)
 	log.Info("catalog starting", "config", cfg)

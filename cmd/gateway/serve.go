@@ -69,7 +69,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	// Access lines go out in batches, not a write system call per request;
 	// deferred first, the last batch follows "gateway stopped".
-	logOut := logging.NewBuffer(stderr, 100*time.Millisecond)
+	logOut := logging.NewBuffer(stderr, logging.FlushInterval)
 	defer logOut.Close()
 	log, accessLog := newLoggers(logOut, cfg.Log)
 	log.Info("gateway starting", "config", cfg)

@@ -33,6 +33,11 @@ type Buffer struct {
 	done chan struct{}
 }
 
+// FlushInterval is how long both binaries let a line wait: short enough
+// for a person tailing the log, long enough to batch hundreds of lines
+// under load.
+const FlushInterval = 100 * time.Millisecond
+
 // NewBuffer returns a Buffer writing to w every interval.
 func NewBuffer(w io.Writer, interval time.Duration) *Buffer {
 	b := &Buffer{w: w, stop: make(chan struct{}), done: make(chan struct{})}
