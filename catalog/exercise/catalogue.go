@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 
@@ -41,6 +40,10 @@ type Catalogue struct {
 	version   string
 	format    string
 	exercises []Exercise // sorted by ID
+	// positions maps each id to its record's position: a page looks up
+	// every record's JSON by id, and a binary search over the records'
+	// ids cost a sixth of the catalog's CPU per listing.
+	positions map[string]uint32
 	vocab     Vocabularies
 
 	all      *roaring.Bitmap
@@ -86,13 +89,16 @@ func New(f *File) (*Catalogue, error) {
 		searchIdx:     newSearchIndex(),
 	}
 	slices.SortFunc(c.exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
-	for i := 1; i < len(c.exercises); i++ {
-		if c.exercises[i].ID == c.exercises[i-1].ID {
-			return nil, fmt.Errorf("duplicate exercise id %q", c.exercises[i].ID)
-		}
-	}
 	if len(c.exercises) > 1<<31 {
 		return nil, fmt.Errorf("%d exercises: too many to index", len(c.exercises))
+	}
+	c.positions = make(map[string]uint32, len(c.exercises))
+	for i := range c.exercises {
+		id := c.exercises[i].ID
+		if _, dup := c.positions[id]; dup {
+			return nil, fmt.Errorf("duplicate exercise id %q", id)
+		}
+		c.positions[id] = uint32(i)
 	}
 	// Every declared value has a posting list, empty if no record uses it,
 	// so a filter value is known exactly when it has one.
@@ -247,8 +253,8 @@ func (c *Catalogue) JSON(id string) *exercisejson.Fragments {
 
 // position returns the index of the exercise with the given id.
 func (c *Catalogue) position(id string) (uint32, bool) {
-	i := sort.Search(len(c.exercises), func(i int) bool { return c.exercises[i].ID >= id })
-	return uint32(i), i < len(c.exercises) && c.exercises[i].ID == id
+	pos, ok := c.positions[id]
+	return pos, ok
 }
 
 func sortedVocabularies(v Vocabularies) Vocabularies {
