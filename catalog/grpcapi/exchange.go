@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"path"
 	"time"
 
@@ -14,18 +13,19 @@ import (
 	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
 // server is the Service as registered: it adds Exchange, which needs the
 // per-call logging and counting that interceptors give the unary methods.
 type server struct {
 	*Service
-	log     *slog.Logger
+	log     *logging.Lines
 	calls   *prometheus.CounterVec // exchanged calls by method and code
 	batches prometheus.Histogram   // calls per exchanged batch
 }
 
-func newServer(svc *Service, log *slog.Logger, reg prometheus.Registerer) *server {
+func newServer(svc *Service, log *logging.Lines, reg prometheus.Registerer) *server {
 	s := &server{
 		Service: svc,
 		log:     log,

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 	"github.com/exercisedb/exercisedb/pkg/vtcodec"
 )
 
@@ -31,7 +32,7 @@ const ServiceName = "exercisedb.catalog.v1.CatalogService"
 // a tracing stats handler, or TLS credentials). Health starts NOT_SERVING:
 // the caller sets SERVING once a catalogue is loaded. Server reflection is
 // the caller's choice: reflection.Register before serving.
-func NewServer(svc *Service, log *slog.Logger, reg prometheus.Registerer, opts ...grpc.ServerOption) (*grpc.Server, *health.Server) {
+func NewServer(svc *Service, log *logging.Lines, reg prometheus.Registerer, opts ...grpc.ServerOption) (*grpc.Server, *health.Server) {
 	metrics := grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
 	reg.MustRegister(metrics, newCatalogueCollector(svc))
 	srv := grpc.NewServer(append([]grpc.ServerOption{
@@ -67,7 +68,7 @@ func SetServing(hs *health.Server, serving bool) {
 	hs.SetServingStatus(ServiceName, st)
 }
 
-func unaryLog(log *slog.Logger) grpc.UnaryServerInterceptor {
+func unaryLog(log *logging.Lines) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := handler(ctx, req)
@@ -76,7 +77,7 @@ func unaryLog(log *slog.Logger) grpc.UnaryServerInterceptor {
 	}
 }
 
-func streamLog(log *slog.Logger) grpc.StreamServerInterceptor {
+func streamLog(log *logging.Lines) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		start := time.Now()
 		err := handler(srv, ss)
@@ -87,7 +88,7 @@ func streamLog(log *slog.Logger) grpc.StreamServerInterceptor {
 
 // logCall writes one line per call. Health checks are logged at debug
 // level: orchestrators probe every few seconds.
-func logCall(ctx context.Context, log *slog.Logger, method, requestID string, start time.Time, err error) {
+func logCall(ctx context.Context, log *logging.Lines, method, requestID string, start time.Time, err error) {
 	level := slog.LevelInfo
 	if method == healthpb.Health_Check_FullMethodName || method == healthpb.Health_Watch_FullMethodName {
 		level = slog.LevelDebug
@@ -99,18 +100,19 @@ func logCall(ctx context.Context, log *slog.Logger, method, requestID string, st
 	if !log.Enabled(ctx, level) {
 		return // build nothing for a line that will not be written
 	}
-	attrs := []slog.Attr{
+	var room [5]slog.Attr // on the stack: a line per call costs no allocation
+	attrs := append(room[:0],
 		slog.String("method", method),
 		slog.String("code", status.Code(err).String()),
 		slog.Duration("duration", time.Since(start)),
-	}
+	)
 	if requestID != "" {
 		attrs = append(attrs, slog.String("request_id", requestID))
 	}
 	if internal != nil {
 		attrs = append(attrs, slog.String("error", internal.err.Error()))
 	}
-	log.LogAttrs(ctx, level, "grpc call", attrs...)
+	log.Log(ctx, level, "grpc call", attrs...)
 }
 
 // requestID returns the caller's request id, bounded so that a hostile

@@ -28,6 +28,7 @@ import (
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 	"github.com/exercisedb/exercisedb/internal/testlog"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
 type harness struct {
@@ -60,7 +61,7 @@ func startWith(t *testing.T, loaded bool, file string) *harness {
 	}
 	h := &harness{svc: &Service{}, log: &testlog.Buffer{}, cat: cat, reg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv, hs := NewServer(h.svc, log, h.reg)
+	srv, hs := NewServer(h.svc, logging.NewLines(log, nil, ""), h.reg)
 	reflection.Register(srv)
 	h.health = hs
 	if loaded {

@@ -117,8 +117,8 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 
 // loggers returns the catalog's log of events, each written at once, and
 // its log of calls, written in batches.
-func (c config) loggers(w *logging.Buffer) (events, calls *slog.Logger) {
-	return logging.NewBuffered(w, c.LogFormat, c.LogLevel), logging.New(w, c.LogFormat, c.LogLevel)
+func (c config) loggers(w *logging.Buffer) (events *slog.Logger, calls *logging.Lines) {
+	return logging.NewBuffered(w, c.LogFormat, c.LogLevel), logging.NewLines(logging.New(w, c.LogFormat, c.LogLevel), w, c.LogFormat)
 }
 
 // LogValue renders the configuration for the start-up log: durations as

@@ -249,10 +249,10 @@ func publicServer(h http.Handler, cfg *config.Config, log *slog.Logger) (srv *ht
 
 // newLoggers returns the gateway's log of events, each written at once,
 // and its access log, written in batches.
-func newLoggers(w *logging.Buffer, c config.Log) (*slog.Logger, *logging.Access) {
+func newLoggers(w *logging.Buffer, c config.Log) (*slog.Logger, *logging.Lines) {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(strings.ToLower(c.Level))) // validated by config
-	return logging.NewBuffered(w, c.Format, level), logging.NewAccess(logging.New(w, c.Format, level), w, c.Format)
+	return logging.NewBuffered(w, c.Format, level), logging.NewLines(logging.New(w, c.Format, level), w, c.Format)
 }
 
 // limitStore builds the store of rate_limit: a Memory, or the Redis store

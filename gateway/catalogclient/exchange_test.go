@@ -24,6 +24,7 @@ import (
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
 // replica is one real catalog server on a TCP port.
@@ -65,7 +66,7 @@ func replicas(t testing.TB, n int) ([]*replica, *manual.Resolver) {
 	)
 	for range n {
 		r := &replica{svc: &grpcapi.Service{}, reg: prometheus.NewRegistry()}
-		r.srv, _ = grpcapi.NewServer(r.svc, slog.New(slog.NewTextHandler(io.Discard, nil)), r.reg)
+		r.srv, _ = grpcapi.NewServer(r.svc, logging.NewLines(slog.New(slog.NewTextHandler(io.Discard, nil)), nil, ""), r.reg)
 		r.svc.Swap(cat)
 		out = append(out, r)
 		addrs = append(addrs, serve(t, r.srv))

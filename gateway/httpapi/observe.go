@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/base32"
 	"encoding/binary"
+	"log/slog"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -195,10 +196,10 @@ func (a *api) observe(c *gin.Context) {
 	if a.Usage != nil && st.key.ID != "" && st.product != nil && !st.op.Free() {
 		a.Usage.Record(a.Now(), st.key.ID, product, status)
 	}
-	if !a.AccessLog.Enabled(c) {
+	if !a.AccessLog.Enabled(c, slog.LevelInfo) {
 		return
 	}
-	a.AccessLog.Log(c, logging.Request{
+	a.AccessLog.Request(c, logging.Request{
 		ID:       st.requestID,
 		Method:   c.Request.Method,
 		Route:    route,

@@ -32,7 +32,7 @@ type Deps struct {
 	DocsURL string
 	Log     *slog.Logger
 	// AccessLog writes a line per request; nil means Log does, at info.
-	AccessLog *logging.Access
+	AccessLog *logging.Lines
 	// Metrics, if not nil, receives the request metrics.
 	Metrics prometheus.Registerer
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
@@ -68,7 +68,7 @@ func New(d Deps) (http.Handler, error) {
 		d.Now = time.Now
 	}
 	if d.AccessLog == nil {
-		d.AccessLog = logging.NewAccess(d.Log, nil, "")
+		d.AccessLog = logging.NewLines(d.Log, nil, "")
 	}
 	a := &api{Deps: d, metrics: newMetrics(d.Metrics, d.Cache)}
 	gin.SetMode(gin.ReleaseMode)

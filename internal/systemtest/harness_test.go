@@ -30,6 +30,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/gateway/usage"
 	"github.com/exercisedb/exercisedb/internal/testlog"
+	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
 // The test keys, by id. Each is subscribed as testKeys says.
@@ -101,7 +102,7 @@ func start(t testing.TB, opts options) *system {
 		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler()))
 		clientOpts = append(clientOpts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
 	}
-	srv, health := grpcapi.NewServer(svc, log, s.catReg, serverOpts...)
+	srv, health := grpcapi.NewServer(svc, logging.NewLines(log, nil, ""), s.catReg, serverOpts...)
 	grpcapi.SetServing(health, true)
 	go srv.Serve(ln)
 	s.catalog = srv

@@ -26,15 +26,51 @@ func TestAccessWritesWhatSlogWrites(t *testing.T) {
 			t.Run(format+"/"+name, func(t *testing.T) {
 				var byHand, bySlog bytes.Buffer
 				buf := NewBuffer(&byHand, time.Hour)
-				NewAccess(New(buf, format, slog.LevelInfo), buf, format).Log(context.Background(), r)
+				NewLines(New(buf, format, slog.LevelInfo), buf, format).Request(context.Background(), r)
 				buf.Close()
-				NewAccess(New(&bySlog, format, slog.LevelInfo), nil, format).Log(context.Background(), r)
+				NewLines(New(&bySlog, format, slog.LevelInfo), nil, format).Request(context.Background(), r)
 				// The two lines were stamped at different instants.
 				got, want := dropTime(byHand.String()), dropTime(bySlog.String())
 				if got != want || !strings.HasSuffix(got, "\n") {
 					t.Errorf("by hand:\n%s\nslog:\n%s", got, want)
 				}
 			})
+		}
+	}
+}
+
+// Lines of other shapes, such as the catalog's call line, are written as
+// slog writes them too; kinds Info does not write by hand go through slog.
+func TestLinesWritesWhatSlogWrites(t *testing.T) {
+	lines := map[string][]slog.Attr{
+		"call":       {slog.String("method", "/exercisedb.catalog.v1.CatalogService/ListExercises"), slog.String("code", "OK"), slog.Duration("duration", 8*time.Microsecond+300), slog.String("request_id", "req_1")},
+		"no attrs":   nil,
+		"negative":   {slog.Int("n", -3), slog.String("empty", "")},
+		"other kind": {slog.Bool("ok", true), slog.Float64("f", 1.5)},
+	}
+	for _, format := range []string{"json", "text"} {
+		for name, attrs := range lines {
+			t.Run(format+"/"+name, func(t *testing.T) {
+				var byHand, bySlog bytes.Buffer
+				buf := NewBuffer(&byHand, time.Hour)
+				NewLines(New(buf, format, slog.LevelInfo), buf, format).Log(context.Background(), slog.LevelInfo, "grpc call", attrs...)
+				buf.Close()
+				NewLines(New(&bySlog, format, slog.LevelInfo), nil, format).Log(context.Background(), slog.LevelInfo, "grpc call", attrs...)
+				if got, want := dropTime(byHand.String()), dropTime(bySlog.String()); got != want {
+					t.Errorf("by hand:\n%s\nslog:\n%s", got, want)
+				}
+			})
+		}
+	}
+	// The plain lines are written by hand: with a logger that discards,
+	// they still reach the buffer.
+	for _, format := range []string{"json", "text"} {
+		var out bytes.Buffer
+		buf := NewBuffer(&out, time.Hour)
+		NewLines(New(io.Discard, format, slog.LevelInfo), buf, format).Log(context.Background(), slog.LevelInfo, "grpc call", lines["call"]...)
+		buf.Close()
+		if out.Len() == 0 {
+			t.Errorf("%s: the call line went through slog", format)
 		}
 	}
 }
@@ -67,8 +103,8 @@ func TestAccessTimeFormats(t *testing.T) {
 func TestAccessHonoursLevel(t *testing.T) {
 	var out bytes.Buffer
 	buf := NewBuffer(&out, time.Hour)
-	a := NewAccess(New(buf, "json", slog.LevelWarn), buf, "json")
-	if a.Enabled(context.Background()) {
+	a := NewLines(New(buf, "json", slog.LevelWarn), buf, "json")
+	if a.Enabled(context.Background(), slog.LevelInfo) {
 		t.Error("enabled at level warn")
 	}
 }
@@ -79,17 +115,17 @@ func BenchmarkAccess(b *testing.B) {
 	for _, format := range []string{"json", "text"} {
 		b.Run("format="+format+"/by=hand", func(b *testing.B) {
 			buf := NewBuffer(io.Discard, time.Hour)
-			a := NewAccess(New(buf, format, slog.LevelInfo), buf, format)
+			a := NewLines(New(buf, format, slog.LevelInfo), buf, format)
 			b.ReportAllocs()
 			for b.Loop() {
-				a.Log(context.Background(), r)
+				a.Request(context.Background(), r)
 			}
 		})
 		b.Run("format="+format+"/by=slog", func(b *testing.B) {
-			a := NewAccess(New(io.Discard, format, slog.LevelInfo), nil, format)
+			a := NewLines(New(io.Discard, format, slog.LevelInfo), nil, format)
 			b.ReportAllocs()
 			for b.Loop() {
-				a.Log(context.Background(), r)
+				a.Request(context.Background(), r)
 			}
 		})
 	}

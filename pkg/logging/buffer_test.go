@@ -85,8 +85,8 @@ func TestBufferedLoggerWritesEventsAtOnce(t *testing.T) {
 	var out syncBuilder
 	buf := NewBuffer(&out, time.Hour)
 	defer buf.Close()
-	access := NewAccess(New(buf, "text", slog.LevelInfo), buf, "text")
-	access.Log(context.Background(), Request{ID: "req_1", Method: "GET", Route: "/", Status: 200})
+	access := NewLines(New(buf, "text", slog.LevelInfo), buf, "text")
+	access.Request(context.Background(), Request{ID: "req_1", Method: "GET", Route: "/", Status: 200})
 	if got := out.String(); got != "" {
 		t.Fatalf("an access line went out at once: %q", got)
 	}
