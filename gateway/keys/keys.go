@@ -33,7 +33,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"strings"
 	"time"
 
@@ -90,7 +89,8 @@ func Hash(key string) string {
 // Lookup hashes the presented key and returns the entry whose hash matches.
 // A disabled key is returned too, with Disabled set: the caller decides. An
 // empty presented key is never found. The returned Products map is the
-// caller's own copy.
+// set's own, shared by every request that presents the key: read it,
+// never change it (a copy per request was about 1% of a warm response's CPU).
 func (s *Set) Lookup(presented string) (Key, bool) {
 	if s == nil || presented == "" {
 		return Key{}, false
@@ -102,9 +102,7 @@ func (s *Set) Lookup(presented string) (Key, bool) {
 	if !ok || subtle.ConstantTimeCompare(d[:], s.entries[i].digest[:]) != 1 {
 		return Key{}, false
 	}
-	k := s.entries[i].key
-	k.Products = maps.Clone(k.Products)
-	return k, true
+	return s.entries[i].key, true
 }
 
 // Len returns the number of keys in the set, disabled ones included.
