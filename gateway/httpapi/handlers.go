@@ -14,6 +14,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
+	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
 
 // The JSON shapes of the public interface.
@@ -34,7 +35,7 @@ type (
 	// product's image URL (see MarshalJSON).
 	exerciseJSON struct {
 		catalogclient.ExerciseJSON
-		ImageURL string // "" when the exercise has no image
+		Image exercisejson.Image // zero when the exercise has no image
 	}
 	exerciseBody struct {
 		Success bool         `json:"success"`
@@ -182,7 +183,8 @@ func (a *api) liveness(c *gin.Context) {
 func withImage(p *plan.Product, x catalogclient.ExerciseJSON) exerciseJSON {
 	out := exerciseJSON{ExerciseJSON: x}
 	if x.MediaKey != "" {
-		out.ImageURL = p.ImageURL(x.MediaKey)
+		prefix, suffix := p.ImageParts()
+		out.Image = exercisejson.Image{Prefix: prefix, Key: x.MediaKey, Suffix: suffix}
 	}
 	return out
 }

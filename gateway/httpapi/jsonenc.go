@@ -68,10 +68,10 @@ func encode(v any) ([]byte, error) {
 }
 
 func (x *exerciseJSON) append(b []byte) []byte {
-	return exercisejson.Append(b, x.Head, x.ImageURL, x.Content)
+	return exercisejson.Append(b, x.Head, x.Image, x.Content)
 }
 
-func (x *exerciseJSON) size() int { return exercisejson.Size(x.Head, x.ImageURL, x.Content) }
+func (x *exerciseJSON) size() int { return exercisejson.Size(x.Head, x.Image, x.Content) }
 
 // MarshalJSON writes the exercise as encode does, for encoding/json.
 func (x exerciseJSON) MarshalJSON() ([]byte, error) { return x.append(nil), nil }

@@ -27,7 +27,7 @@ func exercise(id, name, part, image string) exerciseJSON {
 		ID: id, Name: name, Equipments: []string{part, name}, BodyParts: []string{part}, Difficulty: name,
 		TargetMuscles: []string{image}, Description: name, Instructions: []string{name, part}, Aliases: []string{image},
 	})
-	return exerciseJSON{ExerciseJSON: catalogclient.ExerciseJSON{Head: f.Head(), MediaKey: image, Content: f.Content(5)}, ImageURL: image}
+	return exerciseJSON{ExerciseJSON: catalogclient.ExerciseJSON{Head: f.Head(), MediaKey: image, Content: f.Content(5)}, Image: exercisejson.Image{Key: image}}
 }
 
 // FuzzEncode holds the hand-written envelopes equal to encoding/json for
@@ -67,7 +67,7 @@ func BenchmarkEncodeList(b *testing.B) {
 		SecondaryMuscles: []string{"anterior deltoid", "triceps brachii"},
 	})
 	x := exerciseJSON{ExerciseJSON: catalogclient.ExerciseJSON{Head: f.Head(), MediaKey: "exercises/humnn3ws"},
-		ImageURL: "https://media.example.com/gif/360p/exercises/humnn3ws.gif"}
+		Image: exercisejson.Image{Prefix: "https://media.example.com/gif/360p/", Key: "exercises/humnn3ws", Suffix: ".gif"}}
 	next := "humnn3ws"
 	page := listBody{Success: true, Meta: meta{Total: 92, HasNextPage: true, NextCursor: &next}}
 	for range 10 {

@@ -76,6 +76,12 @@ func (p *Product) ImageURL(mediaKey string) string {
 	return p.imagePrefix + mediaKey + p.imageSuffix
 }
 
+// ImageParts returns what surrounds a media key in the product's image
+// URLs, for writers that append the URL without building it.
+func (p *Product) ImageParts() (prefix, suffix string) {
+	return p.imagePrefix, p.imageSuffix
+}
+
 // Table finds products by host.
 type Table struct {
 	byHost map[string]*Product

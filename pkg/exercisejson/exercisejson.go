@@ -104,13 +104,23 @@ func (f *Fragments) Content(set Set) []byte {
 	return out
 }
 
-// Append writes a whole exercise: head, the image URL unless it is empty,
+// Image is an image URL in three parts, a product's template around a
+// record's media key, written without building the string first. The
+// zero Image (no key) writes no image URL.
+type Image struct{ Prefix, Key, Suffix string }
+
+// Append writes a whole exercise: head, the image URL when there is one,
 // the content fields, and the closing brace.
-func Append(b, head []byte, imageURL string, content []byte) []byte {
+func Append(b, head []byte, img Image, content []byte) []byte {
 	b = append(b, head...)
-	if imageURL != "" {
-		b = append(b, `,"imageUrl":`...)
-		b = AppendString(b, imageURL)
+	if img.Key != "" {
+		b = append(b, `,"imageUrl":"`...)
+		// Each part is valid UTF-8 (configuration and media keys), so
+		// escaping them one by one escapes their concatenation.
+		b = appendEscaped(b, img.Prefix)
+		b = appendEscaped(b, img.Key)
+		b = appendEscaped(b, img.Suffix)
+		b = append(b, '"')
 	}
 	b = append(b, content...)
 	return append(b, '}')
@@ -118,8 +128,8 @@ func Append(b, head []byte, imageURL string, content []byte) []byte {
 
 // Size bounds what Append writes when the image URL needs no escaping (an
 // escape only makes the buffer grow once).
-func Size(head []byte, imageURL string, content []byte) int {
-	return len(head) + len(`,"imageUrl":""`) + len(imageURL) + len(content) + 1
+func Size(head []byte, img Image, content []byte) int {
+	return len(head) + len(`,"imageUrl":""`) + len(img.Prefix) + len(img.Key) + len(img.Suffix) + len(content) + 1
 }
 
 func appendList(b []byte, key string, ss []string) []byte {
@@ -159,6 +169,12 @@ var plain = func() (t [utf8.RuneSelf]bool) {
 // U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendEscaped writes s escaped as in a JSON string, without the quotes.
+func appendEscaped(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -204,6 +220,5 @@ func AppendString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

@@ -75,8 +75,14 @@ func FuzzAppend(f *testing.F) {
 			frags := Encode(r)
 			for set := range Set(16) {
 				content := frags.Content(set)
-				got := Append(nil, frags.Head(), image, content)
-				if want := oracle(t, r, image, set); !bytes.Equal(got, want) {
+				// The image's parts are escaped one by one: a product's
+				// template (ASCII here) around a key of any bytes.
+				got := Append(nil, frags.Head(), Image{Prefix: "https://m/\"", Key: image, Suffix: ".gif"}, content)
+				url := ""
+				if image != "" {
+					url = "https://m/\"" + image + ".gif"
+				}
+				if want := oracle(t, r, url, set); !bytes.Equal(got, want) {
 					t.Fatalf("set %04b\n got %s\nwant %s", set, got, want)
 				}
 			}
@@ -105,13 +111,13 @@ func BenchmarkAppend(b *testing.B) {
 		ExerciseTypes: []string{"strength"}, Difficulty: "intermediate", TargetMuscles: []string{"pectoralis major"},
 		SecondaryMuscles: []string{"anterior deltoid", "triceps brachii"},
 	})
-	const url = "https://media.example.com/gif/360p/exercises/humnn3ws.gif"
+	img := Image{Prefix: "https://media.example.com/gif/360p/", Key: "exercises/humnn3ws", Suffix: ".gif"}
 	buf := make([]byte, 0, 4096)
 	b.ReportAllocs()
 	for b.Loop() {
 		buf = buf[:0]
 		for range 10 {
-			buf = Append(buf, frags.Head(), url, frags.Content(0))
+			buf = Append(buf, frags.Head(), img, frags.Content(0))
 		}
 	}
 }
