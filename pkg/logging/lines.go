@@ -27,15 +27,15 @@ type Request struct {
 // buffer: slog's handlers take about 2 µs a line, a tenth of a cached
 // response's whole cost, and both binaries write a line per request or
 // call. The line is byte for byte what log would write (a test holds the
-// two equal); a line at another level, a line with a value that needs escaping or quoting, or of
-// another kind, goes through log.
+// two equal); a line at another level, or with a value that needs
+// escaping or quoting or is of another kind, goes through log.
 type Lines struct {
 	log  *slog.Logger
 	buf  *Buffer // nil: every line goes through log
 	json bool
 }
 
-// NewLines returns a Lines logging through log at info. If buf is not
+// NewLines returns a Lines logging through log. If buf is not
 // nil, log must be New's (or NewBuffered's) logger writing format to buf,
 // with no attributes or groups added, as the lines written by hand have
 // none.
@@ -95,7 +95,7 @@ func plainMsg(msg string) bool {
 	return true
 }
 
-// allPlain reports whether every attribute is one Info writes by hand.
+// allPlain reports whether Log writes every attribute by hand.
 func allPlain(attrs []slog.Attr) bool {
 	for _, a := range attrs {
 		switch a.Value.Kind() {
