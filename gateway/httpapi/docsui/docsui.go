@@ -7,14 +7,27 @@ package docsui
 
 import (
 	"crypto/sha256"
-	"embed"
+	_ "embed"
 	"encoding/hex"
 	"path"
 	"strings"
 )
 
-//go:embed page.html init.js swagger-ui-dist/swagger-ui-bundle.js swagger-ui-dist/swagger-ui.css
-var files embed.FS
+// The files are embedded one variable each rather than as an embed.FS,
+// whose ReadFile copies a file to the heap: 2.4 MB the gateway would keep
+// live for a page few requests ask for, and the collector would pace
+// itself by (see cmd/gateway's memory limit). Embedded variables stay in
+// the binary's data, read from the file only when served.
+var (
+	//go:embed page.html
+	pageHTML []byte
+	//go:embed init.js
+	initJS []byte
+	//go:embed swagger-ui-dist/swagger-ui-bundle.js
+	bundleJS []byte
+	//go:embed swagger-ui-dist/swagger-ui.css
+	uiCSS []byte
+)
 
 // ContentSecurityPolicy is the policy of the page: scripts, styles and
 // requests from its own origin only, no inline script or style. Swagger
@@ -40,12 +53,15 @@ var Assets []File
 
 func init() {
 	var names []string
-	for _, f := range []struct{ file, contentType string }{
-		{"swagger-ui-dist/swagger-ui.css", "text/css; charset=utf-8"},
-		{"swagger-ui-dist/swagger-ui-bundle.js", "text/javascript; charset=utf-8"},
-		{"init.js", "text/javascript; charset=utf-8"},
+	for _, f := range []struct {
+		file, contentType string
+		body              []byte
+	}{
+		{"swagger-ui-dist/swagger-ui.css", "text/css; charset=utf-8", uiCSS},
+		{"swagger-ui-dist/swagger-ui-bundle.js", "text/javascript; charset=utf-8", bundleJS},
+		{"init.js", "text/javascript; charset=utf-8", initJS},
 	} {
-		body := read(f.file)
+		body := f.body
 		base := path.Base(f.file)
 		sum := sha256.Sum256(body)
 		ext := path.Ext(base)
@@ -53,13 +69,5 @@ func init() {
 		Assets = append(Assets, File{Name: name, ContentType: f.contentType, Body: body})
 		names = append(names, "{{"+base+"}}", name)
 	}
-	Page = []byte(strings.NewReplacer(names...).Replace(string(read("page.html"))))
-}
-
-func read(name string) []byte {
-	b, err := files.ReadFile(name)
-	if err != nil {
-		panic(err) // embedded: cannot happen
-	}
-	return b
+	Page = []byte(strings.NewReplacer(names...).Replace(string(pageHTML)))
 }
