@@ -51,11 +51,11 @@ func (l *Lines) Enabled(ctx context.Context, level slog.Level) bool {
 // Log writes a line of msg and attrs at level; info lines by hand. Keys
 // must be plain (see plain), as constant keys are.
 func (l *Lines) Log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
+	if !l.log.Enabled(ctx, level) {
+		return // before scanning attrs that will not be written
+	}
 	if level != slog.LevelInfo || l.buf == nil || !plainMsg(msg) || !allPlain(attrs) {
 		l.log.LogAttrs(ctx, level, msg, slices.Clone(attrs)...) // the clone keeps attrs off the heap on the fast path
-		return
-	}
-	if !l.log.Enabled(ctx, level) {
 		return
 	}
 	now := time.Now().Round(0) // as slog's Record.Time, without the monotonic reading
