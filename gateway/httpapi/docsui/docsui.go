@@ -61,12 +61,11 @@ func init() {
 		{"swagger-ui-dist/swagger-ui-bundle.js", "text/javascript; charset=utf-8", bundleJS},
 		{"init.js", "text/javascript; charset=utf-8", initJS},
 	} {
-		body := f.body
 		base := path.Base(f.file)
-		sum := sha256.Sum256(body)
+		sum := sha256.Sum256(f.body)
 		ext := path.Ext(base)
 		name := strings.TrimSuffix(base, ext) + "." + hex.EncodeToString(sum[:8]) + ext
-		Assets = append(Assets, File{Name: name, ContentType: f.contentType, Body: body})
+		Assets = append(Assets, File{Name: name, ContentType: f.contentType, Body: f.body})
 		names = append(names, "{{"+base+"}}", name)
 	}
 	Page = []byte(strings.NewReplacer(names...).Replace(string(pageHTML)))
