@@ -110,3 +110,46 @@ func TestAuthFailuresSharedByReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminTokenFailures guesses the admin token from one address: wrong
+// tokens on the admin API and on /metrics draw on the failed-authentication
+// budget (401 up to the burst, 429 with Retry-After after), and the right
+// token still passes on both.
+func TestAdminTokenFailures(t *testing.T) {
+	config := testConfig(t, "127.0.0.1:1", options{})
+	limitAuthFailures(t, config)
+	withKeyService(t, config, "")
+	newKey(t, config, "key_any", "exercisedb=Mega") // writes the keys file
+	g := startGateway(t, config)
+	c := newClient(t)
+	guess := func(path string) response {
+		t.Helper()
+		req := mustRequest("http://" + g.admin + path)
+		req.Header.Set("Authorization", "Bearer guess")
+		r, err := do(c, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for i := range 10 {
+		path := []string{"/admin/v1/keys", "/metrics"}[i%2]
+		if r := guess(path); r.status != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d on %s: %s, want 401", i, path, r)
+		}
+	}
+	r := guess("/admin/v1/keys")
+	checkError(t, r, http.StatusTooManyRequests, "TOO_MANY_REQUESTS")
+	if r.header.Get("Retry-After") == "" {
+		t.Errorf("admin API 429 without Retry-After: %s", r)
+	}
+	if r := guess("/metrics"); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("/metrics over the budget: %s, want 429 with Retry-After", r)
+	}
+	if r := adminCall(t, c, g, "GET", "/admin/v1/keys", ""); r.status != http.StatusOK {
+		t.Errorf("right token from the blocked address: %s, want 200", r)
+	}
+	if status, body := adminGet(c, g, "/metrics"); status != http.StatusOK {
+		t.Errorf("/metrics with the right token from the blocked address: %d %.200s", status, body)
+	}
+}

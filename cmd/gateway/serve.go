@@ -183,10 +183,12 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 			return catalog.Watch(ctx, cache.SetVersion)
 		},
 	}, func(ctx context.Context) error {
-		adminOpts := admin.Options{TokenHash: cfg.Admin.TokenHash, Pprof: cfg.Admin.Pprof}
+		// Wrong admin tokens draw on the same budget per address as wrong keys.
+		throttle := admin.Throttle(failures.Fail)
+		adminOpts := admin.Options{TokenHash: cfg.Admin.TokenHash, Pprof: cfg.Admin.Pprof, Throttle: throttle}
 		adminRoutes := withAdminAPI(admin.Handler(ready, reg, adminOpts), adminapi.Deps{
 			Store: keyStore, Products: products, Usage: meter,
-			TokenHash: cfg.Admin.TokenHash, DocsURL: cfg.DocsURL, Log: log,
+			TokenHash: cfg.Admin.TokenHash, Throttle: throttle, DocsURL: cfg.DocsURL, Log: log,
 		})
 		return serve.HTTP(ctx, adminLn, admin.Server(adminRoutes), cfg.ShutdownTimeout)
 	}, func() {

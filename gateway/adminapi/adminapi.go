@@ -49,6 +49,9 @@ type Deps struct {
 	Usage Usage
 	// TokenHash is admin.token_hash; empty turns the API off (404).
 	TokenHash string
+	// Throttle, when set, counts wrong tokens per sender (see
+	// admin.Options.Throttle): over its budget a wrong token gets 429.
+	Throttle admin.Throttle
 	// DocsURL is the base of the envelope's docs links (docs_url); empty
 	// gives a path on the public listener, /docs.
 	DocsURL string
@@ -120,12 +123,23 @@ func (a *api) guard(next http.Handler) http.Handler {
 		case a.TokenHash == "":
 			a.fail(w, r, apierror.New(http.StatusNotFound, "The admin API is off: set admin.token_hash to turn it on."))
 		case !admin.ValidToken(a.TokenHash, r):
-			w.Header().Set("WWW-Authenticate", `Bearer realm="admin"`)
-			a.fail(w, r, apierror.New(http.StatusUnauthorized, "Send the admin token in the header Authorization: Bearer and the token."))
+			a.fail(w, r, a.refuse(w, r))
 		default:
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// refuse is the error of a request without the right token: 401, or 429
+// once the throttle blocks its sender.
+func (a *api) refuse(w http.ResponseWriter, r *http.Request) error {
+	if wait, blocked := a.Throttle.Fail(r); blocked {
+		e := apierror.New(http.StatusTooManyRequests, "Too many wrong admin tokens from your address; retry in %s s.", admin.RetryAfter(wait))
+		e.RetryAfter = wait
+		return e
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="admin"`)
+	return apierror.New(http.StatusUnauthorized, "Send the admin token in the header Authorization: Bearer and the token.")
 }
 
 // methods dispatches on the method, with a 405 envelope for others.
@@ -177,7 +191,7 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 			"status", e.Status, "err", e.Err.Error())
 	}
 	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", fmt.Sprint(max(1, int(e.RetryAfter.Seconds()))))
+		w.Header().Set("Retry-After", admin.RetryAfter(e.RetryAfter))
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(e.Status)

@@ -5,11 +5,14 @@
 package admin
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +29,36 @@ type Options struct {
 	// Pprof serves the Go profiler at /debug/pprof/: off by default, as a
 	// profile is a way to load a process and a view into its memory.
 	Pprof bool
+	// Throttle, when set, is told of every request whose token is wrong
+	// or missing; blocked turns its 401 into a 429 with Retry-After, so
+	// that a token cannot be guessed at the listener's speed. A request
+	// with the right token is never refused.
+	Throttle Throttle
+}
+
+// Throttle records a failed token from the client address addr and
+// reports whether that address is over its budget of failures, and then
+// for how long (the gateway's limit.Failures.Fail).
+type Throttle func(ctx context.Context, addr string) (retryAfter time.Duration, blocked bool)
+
+// Fail records r's failed token, charged to the address it came from (the
+// admin listener is not behind the public proxies); a nil Throttle blocks
+// nothing.
+func (t Throttle) Fail(r *http.Request) (retryAfter time.Duration, blocked bool) {
+	if t == nil {
+		return 0, false
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return t(r.Context(), host)
+}
+
+// RetryAfter is the Retry-After value of d: whole seconds, rounded up, at
+// least 1.
+func RetryAfter(d time.Duration) string {
+	return strconv.FormatInt(max(1, int64((d+time.Second-1)/time.Second)), 10)
 }
 
 // Handler returns the admin routes. ready reports why the process cannot
@@ -42,7 +75,7 @@ func Handler(ready func() error, gatherer prometheus.Gatherer, o Options) http.H
 		}
 		writeText(w, http.StatusOK, "ready")
 	})
-	guard := func(h http.Handler) http.Handler { return RequireToken(o.TokenHash, h) }
+	guard := func(h http.Handler) http.Handler { return requireToken(o, h) }
 	mux.Handle("GET /metrics", guard(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
 	if o.Pprof {
 		mux.Handle("GET /debug/pprof/", guard(http.HandlerFunc(pprof.Index)))
@@ -59,20 +92,26 @@ func HashToken(token string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// RequireToken lets through only requests whose bearer token hashes to
-// tokenHash (compared in constant time); others get 401. An empty
-// tokenHash lets every request through.
-func RequireToken(tokenHash string, h http.Handler) http.Handler {
-	if tokenHash == "" {
+// requireToken lets through only requests whose bearer token hashes to
+// o.TokenHash (compared in constant time); others get 401, or 429 once
+// o.Throttle blocks their sender. An empty TokenHash lets every request
+// through.
+func requireToken(o Options, h http.Handler) http.Handler {
+	if o.TokenHash == "" {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !ValidToken(tokenHash, r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="admin"`)
-			writeText(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <admin token>")
+		if ValidToken(o.TokenHash, r) {
+			h.ServeHTTP(w, r)
 			return
 		}
-		h.ServeHTTP(w, r)
+		if wait, blocked := o.Throttle.Fail(r); blocked {
+			w.Header().Set("Retry-After", RetryAfter(wait))
+			writeText(w, http.StatusTooManyRequests, "too many wrong tokens from your address: retry after "+RetryAfter(wait)+" s")
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="admin"`)
+		writeText(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <admin token>")
 	})
 }
 

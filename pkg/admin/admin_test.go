@@ -1,12 +1,14 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -100,5 +102,33 @@ func TestOptions(t *testing.T) {
 	}
 	if got := HashToken("s3cret"); !strings.HasPrefix(got, "sha256:") || len(got) != len("sha256:")+64 {
 		t.Errorf("HashToken = %q", got)
+	}
+
+	// A throttle sees each wrong token with its sender's address, and
+	// refuses over its budget; the right token always passes.
+	var addrs []string
+	throttle := func(_ context.Context, addr string) (time.Duration, bool) {
+		addrs = append(addrs, addr)
+		return 1500 * time.Millisecond, len(addrs) > 2
+	}
+	h = Handler(ready, reg, Options{TokenHash: HashToken("s3cret"), Throttle: throttle})
+	for i, want := range []int{401, 401, 429, 200, 429} {
+		auth := "Bearer wrong"
+		if i == 3 {
+			auth = "Bearer s3cret"
+		}
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		req.Header.Set("Authorization", auth)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != want {
+			t.Errorf("request %d (%s): %d, want %d", i, auth, w.Code, want)
+		}
+		if want == 429 && w.Header().Get("Retry-After") != "2" {
+			t.Errorf("request %d: Retry-After %q, want 2 (1.5 s rounded up)", i, w.Header().Get("Retry-After"))
+		}
+	}
+	if len(addrs) != 4 || addrs[0] != "192.0.2.1" {
+		t.Errorf("throttle saw %q, want the four wrong tokens from 192.0.2.1 (httptest's address)", addrs)
 	}
 }
