@@ -168,6 +168,66 @@ func TestKeysReplicasPostgres(t *testing.T) {
 	}
 }
 
+// TestKeysPostgresRestart restarts the database under three gateways (a
+// private PostgreSQL server, stopped and started again on its data): while
+// it is down every replica keeps serving the keys it had, says so once in
+// its log and in key_store_up, and refuses admin changes with a 503
+// envelope; once it is back, a change made through one replica reaches all.
+func TestKeysPostgresRestart(t *testing.T) {
+	db := pgtest.NewServer(t)
+	config := testConfig(t, "127.0.0.1:1", options{}) // liveness does not call the catalog
+	withKeyService(t, config, db.URL())
+	var gs []*gateway
+	for range 3 {
+		gs = append(gs, startGateway(t, config))
+	}
+	c := newClient(t)
+	everywhere := func(what, key string) {
+		t.Helper()
+		for i, g := range gs {
+			eventually(t, fmt.Sprintf("%s on replica %d", what, i), func() (bool, string) {
+				status, body := statusOf(t, c, g, "/api/v1/liveness", key, gifHost)
+				return status == http.StatusOK, fmt.Sprint(status, " ", body)
+			})
+		}
+	}
+	storeUp := func(want float64) {
+		t.Helper()
+		for i, g := range gs {
+			eventually(t, fmt.Sprintf("replica %d: key_store_up %v", i, want), func() (bool, string) {
+				up := counter(t, c, g, "exercisedb_gateway_key_store_up")
+				return up == want, fmt.Sprint("exercisedb_gateway_key_store_up ", up)
+			})
+		}
+	}
+	before := decodeCreated(t, adminCall(t, c, gs[0], "POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}}`))
+	everywhere("key made before the restart", before.Key)
+
+	db.Stop()
+	storeUp(0)
+	for i, g := range gs {
+		if status, body := statusOf(t, c, g, "/api/v1/liveness", before.Key, gifHost); status != http.StatusOK {
+			t.Errorf("replica %d, database down: the key it had: %d %s", i, status, body)
+		}
+	}
+	checkError(t, adminCall(t, c, gs[1], "POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}}`), http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE")
+
+	db.Start()
+	storeUp(1)
+	start := time.Now()
+	after := decodeCreated(t, adminCall(t, c, gs[1], "POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}}`))
+	everywhere("key made after the restart", after.Key)
+	t.Logf("database back: a key made through one replica served by all three %v after the admin call began", time.Since(start).Round(time.Millisecond))
+	for i, g := range gs {
+		if status, body := statusOf(t, c, g, "/api/v1/liveness", before.Key, gifHost); status != http.StatusOK {
+			t.Errorf("replica %d lost a key over the restart: %d %s", i, status, body)
+		}
+		if n := len(g.logEntries("key store unreachable; the keys last loaded stay in force until it is back")); n != 1 {
+			t.Errorf("replica %d logged the outage %d times, want once", i, n)
+		}
+	}
+}
+
 // TestKeysCLI runs every keys subcommand against the keys file and, with
 // DATABASE_URL, against PostgreSQL.
 func TestKeysCLI(t *testing.T) {
