@@ -28,14 +28,15 @@ const token = "test-admin-token"
 // that expiries set from it are ahead.
 var now = time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC)
 
-// fakeUsage answers fixed figures.
-type fakeUsage struct{}
+// fakeUsage answers fixed figures: requests on the first day asked for,
+// and a last use at last.
+type fakeUsage struct{ last time.Time }
 
 func (fakeUsage) KeyUsage(_ context.Context, id string, from, to time.Time) ([]usage.DayUsage, error) {
-	return []usage.DayUsage{{Date: to.Format(time.DateOnly), Product: "exercisedb", Requests: 7, Status: usage.Classes{Success: 6, ClientError: 1}}}, nil
+	return []usage.DayUsage{{Date: from.Format(time.DateOnly), Product: "exercisedb", Requests: 7, Status: usage.Classes{Success: 6, ClientError: 1}}}, nil
 }
 
-func (fakeUsage) LastUsed(id string) (time.Time, bool) { return now.Add(-time.Minute), true }
+func (u fakeUsage) LastUsed(id string) (time.Time, bool) { return u.last, true }
 
 // newAPI serves the API over a fresh keys file.
 func newAPI(t *testing.T, usage Usage) (*httptest.Server, *keys.File) {
@@ -104,7 +105,7 @@ func decodeJSON[T any](t *testing.T, r resp) T {
 }
 
 func TestKeyLifecycle(t *testing.T) {
-	srv, store := newAPI(t, fakeUsage{})
+	srv, store := newAPI(t, fakeUsage{last: now.Add(30 * time.Second)})
 	r := call(t, srv, "POST", "/admin/v1/keys", `{"name":"acme app","products":{"exercisedb":"Pro"},"expiresAt":"2030-06-01T00:00:00Z"}`)
 	if r.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.status, r.body)
@@ -112,7 +113,7 @@ func TestKeyLifecycle(t *testing.T) {
 	created := decodeJSON[map[string]any](t, r)
 	id, secret := created["id"].(string), created["key"].(string)
 	want := map[string]any{"id": id, "key": secret, "name": "acme app", "products": map[string]any{"exercisedb": "Pro"},
-		"disabled": false, "expiresAt": "2030-06-01T00:00:00Z", "createdAt": "2030-05-01T12:00:00Z", "lastUsedAt": "2030-05-01T11:59:00Z"}
+		"disabled": false, "expiresAt": "2030-06-01T00:00:00Z", "createdAt": "2030-05-01T12:00:00Z", "lastUsedAt": "2030-05-01T12:00:30Z"}
 	if diff := cmp.Diff(want, created); diff != "" {
 		t.Errorf("create (-want +got):\n%s", diff)
 	}
@@ -169,6 +170,7 @@ func TestKeyLifecycle(t *testing.T) {
 		t.Errorf("rotate with no body: %d %s", r.status, r.body)
 	}
 
+	// The days before the key was made (2030-05-01) are not asked for.
 	usage := decodeJSON[map[string]any](t, call(t, srv, "GET", "/admin/v1/keys/"+id+"/usage?from=2030-04-01", ""))
 	wantUsage := map[string]any{"data": map[string]any{"id": id, "from": "2030-04-01", "to": "2030-05-01", "days": []any{
 		map[string]any{"date": "2030-05-01", "product": "exercisedb", "requests": 7.0, "status": map[string]any{"2xx": 6.0, "3xx": 0.0, "4xx": 1.0, "5xx": 0.0}}}}}
@@ -305,5 +307,16 @@ func TestOff(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "admin.token_hash") {
 		t.Errorf("API without a token hash: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestUsageOfAnEarlierKey: a last use before a key was made belongs to an
+// earlier key with its id (deleted, then the id given again), and is not
+// shown.
+func TestUsageOfAnEarlierKey(t *testing.T) {
+	srv, _ := newAPI(t, fakeUsage{last: now.Add(-time.Minute)})
+	r := call(t, srv, "POST", "/admin/v1/keys", `{"id":"key_reused","products":{"exercisedb":"Pro"}}`)
+	if r.status != http.StatusCreated || !strings.Contains(r.body, `"lastUsedAt":null`) {
+		t.Errorf("create: %d %s, want lastUsedAt null", r.status, r.body)
 	}
 }

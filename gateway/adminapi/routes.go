@@ -36,7 +36,9 @@ func (a *api) view(k keys.Key) keyJSON {
 		v.Products = map[string]string{}
 	}
 	if a.Usage != nil {
-		if t, ok := a.Usage.LastUsed(k.ID); ok {
+		// A use before the key was made (to the minute, as uses are kept)
+		// was an earlier key's with the same id.
+		if t, ok := a.Usage.LastUsed(k.ID); ok && !t.Before(k.CreatedAt.Truncate(time.Minute)) {
 			v.LastUsedAt = instant(t)
 		}
 	}
@@ -236,12 +238,18 @@ func (a *api) usage(w http.ResponseWriter, r *http.Request) error {
 	if from.After(to) || to.Sub(from) >= maxDays*24*time.Hour {
 		return apierror.New(http.StatusBadRequest, "from: want a day at most %d days before to, and not after it.", maxDays)
 	}
-	if _, err := a.Store.Get(r.Context(), id); err != nil {
+	k, err := a.Store.Get(r.Context(), id)
+	if err != nil {
 		return err
 	}
 	days := []usage.DayUsage{}
-	if a.Usage != nil {
-		got, err := a.Usage.KeyUsage(r.Context(), id, from, to)
+	// The days before the key was made are an earlier key's with its id.
+	since := from
+	if made := k.CreatedAt.UTC().Truncate(24 * time.Hour); since.Before(made) {
+		since = made
+	}
+	if a.Usage != nil && !since.After(to) {
+		got, err := a.Usage.KeyUsage(r.Context(), id, since, to)
 		if err != nil {
 			return apierror.Unavailable(time.Second, err, "Usage figures are unavailable; retry later.")
 		}

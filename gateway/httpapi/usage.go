@@ -81,7 +81,7 @@ func (a *api) usage(c *gin.Context) {
 		}
 	}
 	if a.Usage != nil {
-		today, month, err := a.Usage.Totals(c, st.key.ID, st.product.Name)
+		today, month, err := a.Usage.Totals(c, st.key.ID, st.product.Name, st.key.CreatedAt)
 		if err != nil {
 			a.fail(c, apierror.Unavailable(time.Second, err, "Your usage cannot be read right now; retry in a second."))
 			return

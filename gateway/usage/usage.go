@@ -402,15 +402,24 @@ func (m *Meter) KeyUsage(ctx context.Context, keyID string, from, to time.Time) 
 }
 
 // Totals returns keyID's requests to product today and this month (UTC,
-// as the Meter's clock has it), this process's unflushed counts included.
-func (m *Meter) Totals(ctx context.Context, keyID, product string) (today, month int64, err error) {
+// as the Meter's clock has it), this process's unflushed counts included,
+// leaving out the days before the one of since: a key's figures start on
+// the day it was made, not with an earlier key that had its id (zero since
+// leaves out nothing).
+func (m *Meter) Totals(ctx context.Context, keyID, product string, since time.Time) (today, month int64, err error) {
 	now := m.now().UTC()
-	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	rows, err := m.read(ctx, keyID, dayOf(first), dayOf(now))
+	first := dayOf(time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC))
+	if !since.IsZero() {
+		first = max(first, dayOf(since))
+	}
+	td := dayOf(now)
+	if first > td {
+		return 0, 0, nil
+	}
+	rows, err := m.read(ctx, keyID, first, td)
 	if err != nil {
 		return 0, 0, err
 	}
-	td := dayOf(now)
 	for _, r := range rows {
 		if r.product != product {
 			continue

@@ -127,7 +127,7 @@ func TestBurstCounted(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			today, month, err := m.Totals(context.Background(), "key_burst", "exercisedb")
+			today, month, err := m.Totals(context.Background(), "key_burst", "exercisedb", time.Time{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,12 +169,27 @@ func TestDaysAndProducts(t *testing.T) {
 	}
 	m.Record(noon, "key_a", "exercisedb", 404) // unflushed
 
-	today, month, err := m.Totals(context.Background(), "key_a", "exercisedb")
+	today, month, err := m.Totals(context.Background(), "key_a", "exercisedb", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if today != 2 || month != 4 {
 		t.Errorf("Totals = %d today, %d this month; want 2, 4", today, month)
+	}
+	// A key made today (an id used before by a deleted key) counts today's
+	// requests only; one made tomorrow, by a skewed clock, none.
+	for _, tt := range []struct {
+		since        time.Time
+		today, month int64
+	}{
+		{noon.Add(-time.Hour), 2, 2},
+		{firstOfMonth.Add(time.Hour), 2, 4},
+		{noon.Add(24 * time.Hour), 0, 0},
+	} {
+		today, month, err := m.Totals(context.Background(), "key_a", "exercisedb", tt.since)
+		if err != nil || today != tt.today || month != tt.month {
+			t.Errorf("Totals since %v = %d, %d, %v; want %d, %d", tt.since, today, month, err, tt.today, tt.month)
+		}
 	}
 	got, err := m.KeyUsage(context.Background(), "key_a", lastMonth, noon)
 	if err != nil {
@@ -310,7 +325,7 @@ func TestRedisUnreachable(t *testing.T) {
 	if s := m.Stats(); s.Pending != 1 || s.FlushErrors != 1 {
 		t.Errorf("Stats = %+v, want 1 pending, 1 error", s)
 	}
-	if _, _, err := m.Totals(context.Background(), "key_a", "exercisedb"); err == nil {
+	if _, _, err := m.Totals(context.Background(), "key_a", "exercisedb", time.Time{}); err == nil {
 		t.Error("Totals with Redis unreachable: no error")
 	}
 }
