@@ -36,6 +36,8 @@ type searchIndex struct {
 	// keys maps the key of every name and alias (its terms run together,
 	// so "pull-ups" and "pullup" have one key) to its records.
 	keys map[string]*roaring.Bitmap
+	// sortedKeys lists the keys in order, to complete a query typed so far.
+	sortedKeys []string
 	// aliasOnly maps a term to the records that have it in an alias but
 	// not in their name: a word of the name proper ranks before one found
 	// only in an alias. Aliases are few, so this is smaller than a
@@ -125,6 +127,10 @@ func (s *searchIndex) finish() {
 	for _, b := range s.words {
 		b.RunOptimize()
 	}
+	for k := range s.keys {
+		s.sortedKeys = append(s.sortedKeys, k)
+	}
+	slices.Sort(s.sortedKeys)
 	slices.Sort(s.sorted)
 	for _, t := range s.sorted {
 		for len(s.byLength) <= len(t) {
@@ -154,9 +160,12 @@ func checkQuery(q string, bad *ArgumentError) {
 //     abbreviations spelled out);
 //  2. every word of the query in the name, as typed (after stemming and
 //     synonyms), then in the name or an alias;
-//  3. a name or alias equal to the query with its typos corrected;
+//  3. a name or alias equal to the query with its typos corrected, then
+//     one that the query as typed so far begins ("hip thr": "hip thrust";
+//     only when few do, see maxCompletions);
 //  4. every word in the name or an alias, some only with a typo corrected
-//     or, for the last word, as a prefix;
+//     or, for the last word, as a prefix: in the name proper first, so
+//     that "sqaut" finds the squats before "clean" (alias "squat clean");
 //  5. every word matched, some only through equipment, muscles, body
 //     parts, type or difficulty: more words in the name first, down to
 //     none.
@@ -166,10 +175,13 @@ func checkQuery(q string, bad *ArgumentError) {
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
 	units := parseQuery(q)
-	var own, exact, inName, anywhere []*roaring.Bitmap
+	var own, exact, ownLoose, inName, anywhere []*roaring.Bitmap
+	loose, aliased := false, false
 	for _, u := range units {
-		o, e, n, a := s.unit(u, len(units) > 1)
-		own, exact, inName, anywhere = append(own, o), append(exact, e), append(inName, n), append(anywhere, a)
+		m := s.unit(u, len(units) > 1)
+		own, exact, ownLoose = append(own, m.own), append(exact, m.exact), append(ownLoose, m.ownLoose)
+		inName, anywhere = append(inName, m.inName), append(anywhere, m.anywhere)
+		loose, aliased = loose || m.loose, aliased || m.aliased
 	}
 	all := roaring.FastAnd(append(anywhere, set)...)
 	tiers := []*roaring.Bitmap{
@@ -177,7 +189,15 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		roaring.FastAnd(append(own, all)...),
 		roaring.FastAnd(append(exact, all)...),
 		roaring.And(all, s.exactKeys(units, true)),
-		roaring.FastAnd(append(inName, all)...),
+		roaring.And(all, s.completedKeys(units)),
+	}
+	// Without loose matches these are the second and third tiers again;
+	// without terms found in aliases only, the first of them is the second.
+	if loose && aliased {
+		tiers = append(tiers, roaring.FastAnd(append(ownLoose, all)...))
+	}
+	if loose {
+		tiers = append(tiers, roaring.FastAnd(append(inName, all)...))
 	}
 	// Then by how many words matched in the name, most first: atLeast[k]
 	// holds the records with at least k (with all of them, a record is in
@@ -231,13 +251,26 @@ func or(bs ...*roaring.Bitmap) *roaring.Bitmap {
 	return roaring.FastOr(nonEmpty...)
 }
 
-// unit returns the records that match a unit of a query: exactly in the
-// name proper, exactly in a name or alias, exactly or loosely in one, and
-// anywhere.
+// matches are the records that match a word, or a unit of a query, each
+// set within the next but for exact and ownLoose: exactly in the name
+// proper (own), exactly in a name or alias (exact), exactly or loosely in
+// the name proper (ownLoose), exactly or loosely in a name or alias
+// (inName), and anywhere. Loosely means: through a term within the
+// allowed typos of the word when it is no term of the catalogue, or, for
+// a prefix word, a term that starts with it.
+type matches struct {
+	own, exact, ownLoose, inName, anywhere *roaring.Bitmap
+	// loose reports whether any word matched loosely: if none did,
+	// ownLoose is own and inName is exact. aliased reports whether any
+	// term it matched is in an alias but not the name of some record: if
+	// none is, ownLoose is inName.
+	loose, aliased bool
+}
+
+// unit returns the records that match a unit of a query.
 // With others set, the query has other units to narrow the results, so
 // shorter words may be corrected or completed.
-func (s *searchIndex) unit(u unit, others bool) (own, exact, inName, anywhere *roaring.Bitmap) {
-	var os, es, ns, as []*roaring.Bitmap
+func (s *searchIndex) unit(u unit, others bool) matches {
 	alternatives := u.alternatives
 	for _, alt := range u.alternatives {
 		// Two words may be written as one ("body weight", "bodyweight").
@@ -245,27 +278,43 @@ func (s *searchIndex) unit(u unit, others bool) (own, exact, inName, anywhere *r
 			alternatives = append(alternatives, []string{alt[0] + alt[1]})
 		}
 	}
-	for _, alt := range alternatives {
-		var o, e, n, a []*roaring.Bitmap
-		for i, w := range alt {
-			prefix := u.last && i == len(alt)-1
-			we, wn, wa := s.word(w, prefix, others)
-			o, e, n, a = append(o, s.ownName(w)), append(e, we), append(n, wn), append(a, wa)
+	ms := make([]matches, len(alternatives))
+	for i, alt := range alternatives {
+		ws := make([]matches, len(alt))
+		for j, w := range alt {
+			ws[j] = s.word(w, u.last && j == len(alt)-1, others)
 		}
-		os, es, ns, as = append(os, and(o...)), append(es, and(e...)), append(ns, and(n...)), append(as, and(a...))
+		ms[i] = combine(ws, and)
 	}
-	return or(os...), or(es...), or(ns...), or(as...)
+	return combine(ms, or)
 }
 
-// word returns the records that have w exactly in a name or alias,
-// exactly or loosely there, and anywhere. Loosely means: a term within the
-// allowed typos of w when w itself is no term of the catalogue, or, for a
-// prefix word, a term that starts with it.
-func (s *searchIndex) word(w string, prefix, others bool) (exact, inName, anywhere *roaring.Bitmap) {
+// combine returns the matches of all of ms (op and) or any (op or).
+func combine(ms []matches, op func(...*roaring.Bitmap) *roaring.Bitmap) matches {
+	if len(ms) == 1 {
+		return ms[0]
+	}
+	var out matches
+	var own, exact, ownLoose, inName, anywhere []*roaring.Bitmap
+	for _, m := range ms {
+		own, exact, ownLoose = append(own, m.own), append(exact, m.exact), append(ownLoose, m.ownLoose)
+		inName, anywhere = append(inName, m.inName), append(anywhere, m.anywhere)
+		out.loose, out.aliased = out.loose || m.loose, out.aliased || m.aliased
+	}
+	out.own, out.exact, out.inName, out.anywhere = op(own...), op(exact...), op(inName...), op(anywhere...)
+	out.ownLoose = out.inName
+	if out.aliased { // else each ownLoose is its inName
+		out.ownLoose = op(ownLoose...)
+	}
+	return out
+}
+
+// word returns the records that match w.
+func (s *searchIndex) word(w string, prefix, others bool) matches {
 	t := stem(w)
-	exact = orEmpty(s.name[t])
-	names := []*roaring.Bitmap{exact}
-	fields := []*roaring.Bitmap{orEmpty(s.field[t])}
+	m := matches{exact: orEmpty(s.name[t]), own: s.ownName(t), aliased: s.aliasOnly[t] != nil}
+	names, fields := []*roaring.Bitmap{m.exact}, []*roaring.Bitmap{orEmpty(s.field[t])}
+	owns := []*roaring.Bitmap{m.own}
 	var loose []string
 	if s.name[t] == nil && s.field[t] == nil {
 		loose = s.similar(w, others)
@@ -274,11 +323,22 @@ func (s *searchIndex) word(w string, prefix, others bool) (exact, inName, anywhe
 		loose = append(loose, s.prefixed(w)...)
 	}
 	for _, l := range loose {
+		if l == t {
+			continue // a prefix of itself
+		}
+		m.loose = true
+		m.aliased = m.aliased || s.aliasOnly[l] != nil
 		names = append(names, orEmpty(s.name[l]))
 		fields = append(fields, orEmpty(s.field[l]))
+		owns = append(owns, s.ownName(l))
 	}
-	inName = or(names...)
-	return exact, inName, or(inName, or(fields...))
+	m.inName = or(names...)
+	m.anywhere = or(m.inName, or(fields...))
+	m.ownLoose = m.inName
+	if m.aliased { // else no term is in an alias only: ownLoose is inName
+		m.ownLoose = or(owns...)
+	}
+	return m
 }
 
 var empty = roaring.New()
@@ -290,9 +350,8 @@ func orEmpty(b *roaring.Bitmap) *roaring.Bitmap {
 	return b
 }
 
-// ownName returns the records whose name proper has the word w.
-func (s *searchIndex) ownName(w string) *roaring.Bitmap {
-	t := stem(w)
+// ownName returns the records whose name proper has the term t.
+func (s *searchIndex) ownName(t string) *roaring.Bitmap {
 	if only := s.aliasOnly[t]; only != nil {
 		return roaring.AndNot(orEmpty(s.name[t]), only)
 	}
@@ -400,6 +459,49 @@ const maxExpansions = 32
 // the query with each unit replaced by one of its alternatives; with
 // corrected, also the query with its typos corrected.
 func (s *searchIndex) exactKeys(units []unit, corrected bool) *roaring.Bitmap {
+	var out []*roaring.Bitmap
+	for _, k := range s.queryKeys(units, corrected) {
+		if b := s.keys[k]; b != nil {
+			out = append(out, b)
+		}
+	}
+	return or(out...)
+}
+
+// maxCompletions is the number of names and aliases that may begin with
+// a query for it to count as being typed: a query that begins more is
+// too short to tell them apart, and ranking by it would cost an OR of
+// that many bitmaps for nothing.
+const maxCompletions = 32
+
+// completedKeys returns the records with a name or alias that begins with
+// the query (or a spelled-out form of it) and is longer: the query is
+// being typed. None when more than maxCompletions do, or when the query
+// ends in stop words.
+func (s *searchIndex) completedKeys(units []unit) *roaring.Bitmap {
+	if len(units) == 0 || !units[len(units)-1].last {
+		return empty
+	}
+	var out []*roaring.Bitmap
+	for _, k := range s.queryKeys(units, false) {
+		i := sort.SearchStrings(s.sortedKeys, k)
+		for ; i < len(s.sortedKeys) && strings.HasPrefix(s.sortedKeys[i], k); i++ {
+			if s.sortedKeys[i] == k {
+				continue
+			}
+			if len(out) == maxCompletions {
+				return empty
+			}
+			out = append(out, s.keys[s.sortedKeys[i]])
+		}
+	}
+	return or(out...)
+}
+
+// queryKeys returns the keys of the query and of the query with each unit
+// replaced by one of its alternatives (at most maxExpansions); with
+// corrected, also with its typos corrected.
+func (s *searchIndex) queryKeys(units []unit, corrected bool) []string {
 	keys := []string{""}
 	for _, u := range units {
 		var parts []string
@@ -419,14 +521,5 @@ func (s *searchIndex) exactKeys(units []unit, corrected bool) *roaring.Bitmap {
 		}
 		keys = next
 	}
-	var out []*roaring.Bitmap
-	for _, k := range keys {
-		if b := s.keys[k]; b != nil {
-			out = append(out, b)
-		}
-	}
-	if len(out) == 0 {
-		return roaring.New()
-	}
-	return roaring.FastOr(out...)
+	return keys
 }

@@ -185,6 +185,43 @@ func TestSearchRanking(t *testing.T) {
 	}
 }
 
+// TestSearchRankingAliases: a typo matched in the name proper ranks
+// before one matched only in an alias, and a name or alias that the query
+// begins, as typed so far, ranks before the other loose matches.
+func TestSearchRankingAliases(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name string, aliases ...string) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{"upper legs"}, Equipments: []string{"barbell"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{"quadriceps"}, SecondaryMuscles: []string{},
+			Family: name, Pattern: "squat", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: append([]string{}, aliases...)})
+	}
+	add("b1", "clean", "squat clean")
+	add("b2", "box squat")
+	add("b9", "barbell hip thrust", "hip thrust") // the highest id: ranked first by its alias only
+	add("b4", "hip thruster machine")
+	add("b5", "banded hip thrust")
+	c := mustNew(t, f)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"sqaut", []string{"b2", "b1"}},            // the name's squat first, though "clean" is the shorter name
+		{"squat", []string{"b2", "b1"}},            // as typed, the same order
+		{"hip thr", []string{"b4", "b9", "b5"}},    // "hip thruster machine" and "hip thrust" begin with the query; b5 has it inside
+		{"banded hip thr", []string{"b5"}},         // every word, the last as a prefix
+		{"hip thrust", []string{"b9", "b5", "b4"}}, // the alias exactly, then every word in the name
+	} {
+		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p.Exercises); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
 func TestSearchErrors(t *testing.T) {
 	c := mustNew(t, searchFile(50, 1))
 	for _, q := range []string{strings.Repeat("é", MaxQueryLength+1), "--!?", "curl\x00", "\t"} {
