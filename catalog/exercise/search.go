@@ -170,34 +170,51 @@ func checkQuery(q string, bad *ArgumentError) {
 //     parts, type or difficulty: more words in the name first, down to
 //     none.
 //
-// Within each, names of fewer words first (the closer match), then ids.
+// Tiers 2 and 4 put first the records whose fields confirm the words
+// that name equipment, muscles and the like. Within each, names of fewer
+// words first (the closer match), then ids.
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
 	units := parseQuery(q)
-	var own, exact, ownLoose, inName, anywhere []*roaring.Bitmap
+	var own, exact, ownLoose, inName, anywhere, fields []*roaring.Bitmap
 	loose, aliased := false, false
 	for _, u := range units {
 		m := s.unit(u, len(units) > 1)
 		own, exact, ownLoose = append(own, m.own), append(exact, m.exact), append(ownLoose, m.ownLoose)
 		inName, anywhere = append(inName, m.inName), append(anywhere, m.anywhere)
 		loose, aliased = loose || m.loose, aliased || m.aliased
+		if !m.field.IsEmpty() {
+			fields = append(fields, m.field)
+		}
 	}
 	all := roaring.FastAnd(append(anywhere, set)...)
-	tiers := []*roaring.Bitmap{
-		roaring.And(all, s.exactKeys(units, false)),
-		roaring.FastAnd(append(own, all)...),
-		roaring.FastAnd(append(exact, all)...),
-		roaring.And(all, s.exactKeys(units, true)),
-		roaring.And(all, s.completedKeys(units)),
+	// The words that name equipment, a muscle, a body part, a type or a
+	// difficulty are confirmed when the record's fields have them too:
+	// "chest dumbbell" is a dumbbell exercise for the chest before it is a
+	// "chest-supported dumbbell row". A tier of every word in the name is
+	// split so, the confirmed records first.
+	confirmed := empty
+	if len(fields) > 0 {
+		confirmed = roaring.FastAnd(append(fields, all)...)
 	}
+	confirm := func(t *roaring.Bitmap) []*roaring.Bitmap {
+		if confirmed.IsEmpty() {
+			return []*roaring.Bitmap{t}
+		}
+		return []*roaring.Bitmap{roaring.And(t, confirmed), t}
+	}
+	tiers := []*roaring.Bitmap{roaring.And(all, s.exactKeys(units, false))}
+	tiers = append(tiers, confirm(roaring.FastAnd(append(own, all)...))...)
+	tiers = append(tiers, confirm(roaring.FastAnd(append(exact, all)...))...)
+	tiers = append(tiers, roaring.And(all, s.exactKeys(units, true)), roaring.And(all, s.completedKeys(units)))
 	// Without loose matches these are the second and third tiers again;
 	// without terms found in aliases only, the first of them is the second.
 	if loose && aliased {
-		tiers = append(tiers, roaring.FastAnd(append(ownLoose, all)...))
+		tiers = append(tiers, confirm(roaring.FastAnd(append(ownLoose, all)...))...)
 	}
 	if loose {
-		tiers = append(tiers, roaring.FastAnd(append(inName, all)...))
+		tiers = append(tiers, confirm(roaring.FastAnd(append(inName, all)...))...)
 	}
 	// Then by how many words matched in the name, most first: atLeast[k]
 	// holds the records with at least k (with all of them, a record is in
@@ -260,6 +277,9 @@ func or(bs ...*roaring.Bitmap) *roaring.Bitmap {
 // a prefix word, a term that starts with it.
 type matches struct {
 	own, exact, ownLoose, inName, anywhere *roaring.Bitmap
+	// field holds the records whose equipment, muscles, body parts, type
+	// or difficulty the words match, exactly or loosely.
+	field *roaring.Bitmap
 	// loose reports whether any word matched loosely: if none did,
 	// ownLoose is own and inName is exact. aliased reports whether any
 	// term it matched is in an alias but not the name of some record: if
@@ -278,11 +298,14 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 			alternatives = append(alternatives, []string{alt[0] + alt[1]})
 		}
 	}
+	// A phrase of the synonym table is known: no typo of another word
+	// ("core" is no misspelt "cone").
+	correct := len(u.alternatives) == 1
 	ms := make([]matches, len(alternatives))
 	for i, alt := range alternatives {
 		ws := make([]matches, len(alt))
 		for j, w := range alt {
-			ws[j] = s.word(w, u.last && j == len(alt)-1, others)
+			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct)
 		}
 		ms[i] = combine(ws, and)
 	}
@@ -295,13 +318,13 @@ func combine(ms []matches, op func(...*roaring.Bitmap) *roaring.Bitmap) matches 
 		return ms[0]
 	}
 	var out matches
-	var own, exact, ownLoose, inName, anywhere []*roaring.Bitmap
+	var own, exact, ownLoose, inName, anywhere, field []*roaring.Bitmap
 	for _, m := range ms {
 		own, exact, ownLoose = append(own, m.own), append(exact, m.exact), append(ownLoose, m.ownLoose)
-		inName, anywhere = append(inName, m.inName), append(anywhere, m.anywhere)
+		inName, anywhere, field = append(inName, m.inName), append(anywhere, m.anywhere), append(field, m.field)
 		out.loose, out.aliased = out.loose || m.loose, out.aliased || m.aliased
 	}
-	out.own, out.exact, out.inName, out.anywhere = op(own...), op(exact...), op(inName...), op(anywhere...)
+	out.own, out.exact, out.inName, out.anywhere, out.field = op(own...), op(exact...), op(inName...), op(anywhere...), op(field...)
 	out.ownLoose = out.inName
 	if out.aliased { // else each ownLoose is its inName
 		out.ownLoose = op(ownLoose...)
@@ -309,14 +332,15 @@ func combine(ms []matches, op func(...*roaring.Bitmap) *roaring.Bitmap) matches 
 	return out
 }
 
-// word returns the records that match w.
-func (s *searchIndex) word(w string, prefix, others bool) matches {
+// word returns the records that match w; with correct, through the terms
+// within its allowed typos too, when w is no term of the catalogue.
+func (s *searchIndex) word(w string, prefix, others, correct bool) matches {
 	t := stem(w)
 	m := matches{exact: orEmpty(s.name[t]), own: s.ownName(t), aliased: s.aliasOnly[t] != nil}
 	names, fields := []*roaring.Bitmap{m.exact}, []*roaring.Bitmap{orEmpty(s.field[t])}
 	owns := []*roaring.Bitmap{m.own}
 	var loose []string
-	if s.name[t] == nil && s.field[t] == nil {
+	if correct && s.name[t] == nil && s.field[t] == nil {
 		loose = s.similar(w, others)
 	}
 	if prefix && (len(w) >= 2 || others) {
@@ -332,8 +356,8 @@ func (s *searchIndex) word(w string, prefix, others bool) matches {
 		fields = append(fields, orEmpty(s.field[l]))
 		owns = append(owns, s.ownName(l))
 	}
-	m.inName = or(names...)
-	m.anywhere = or(m.inName, or(fields...))
+	m.inName, m.field = or(names...), or(fields...)
+	m.anywhere = or(m.inName, m.field)
 	m.ownLoose = m.inName
 	if m.aliased { // else no term is in an alias only: ownLoose is inName
 		m.ownLoose = or(owns...)
@@ -508,7 +532,7 @@ func (s *searchIndex) queryKeys(units []unit, corrected bool) []string {
 		for _, alt := range u.alternatives {
 			parts = append(parts, key(alt))
 		}
-		if w := u.alternatives[0]; corrected && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
+		if w := u.alternatives[0]; corrected && len(u.alternatives) == 1 && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
 			parts = append(parts, s.similar(w[0], len(units) > 1)...)
 		}
 		var next []string

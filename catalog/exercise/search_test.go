@@ -222,6 +222,39 @@ func TestSearchRankingAliases(t *testing.T) {
 	}
 }
 
+// TestSearchRankingFields: in a tier of every word in the name, a record
+// whose fields confirm the words that name a body part, muscle or
+// equipment ranks first; and a word of the synonym table is never taken
+// for a typo of another.
+func TestSearchRankingFields(t *testing.T) {
+	f := &File{Format: FormatV1, Vocabularies: testVocabularies()}
+	add := func(id, name, bodyPart, muscle string) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{bodyPart}, Equipments: []string{"dumbbell"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{muscle}, SecondaryMuscles: []string{}})
+	}
+	add("c1", "chest-supported dumbbell row", "back", "latissimus dorsi")
+	add("c2", "dumbbell chest fly on stability ball", "chest", "pectoralis major") // a longer name than c1
+	add("c3", "cone drill", "upper legs", "quadriceps")
+	add("c4", "dumbbell dead bug", "waist", "rectus abdominis")
+	c := mustNew(t, f)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"chest dumbbell", []string{"c2", "c1"}}, // c1 has the words, c2 is for the chest
+		{"core", []string{"c4"}},                 // core: the abdominals (synonyms.txt), not "cone"
+		{"cone", []string{"c3"}},
+	} {
+		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p.Exercises); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
 func TestSearchErrors(t *testing.T) {
 	c := mustNew(t, searchFile(50, 1))
 	for _, q := range []string{strings.Repeat("é", MaxQueryLength+1), "--!?", "curl\x00", "\t"} {
