@@ -376,3 +376,20 @@ func TestFormats(t *testing.T) {
 		t.Errorf("shares = %q", got)
 	}
 }
+
+func TestNear(t *testing.T) {
+	for _, tc := range []struct {
+		x, target float64
+		want      string
+	}{
+		{0.7981, 0.8, "0.798"},
+		{0.8049, 0.8, "0.805"},
+		{0.85, 0.8, "0.85"},
+		{0.2234, 0.35, "0.22"},
+		{1.1012, 1.10, "1.101"},
+	} {
+		if got := near(tc.x, tc.target); got != tc.want {
+			t.Errorf("near(%v, %v) = %s, want %s", tc.x, tc.target, got, tc.want)
+		}
+	}
+}
