@@ -9,14 +9,17 @@ import (
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Text analysis for search: the same steps turn record text into index
 // terms and a query into the terms it looks for.
 //
-//  1. words: lower case, split on everything but letters and digits, so
-//     case, punctuation, hyphens and spacing do not matter ("Pull-Up" is
-//     "pull" "up");
+//  1. words: compatibility forms folded (NFKC: full-width "ｓｑｕａｔ" is
+//     "squat"), apostrophes dropped ("farmer's" is "farmers", "pull-up's"
+//     "pull" "ups"), lower case, split on everything but letters and
+//     digits, so case, punctuation, hyphens and spacing do not matter
+//     ("Pull-Up" is "pull" "up");
 //  2. terms: each word stemmed by the Snowball English stemmer ("curls",
 //     "curling" and "curl" are "curl"), and each pair of adjacent words
 //     joined ("pull" "up" also gives "pullup"), so that "pullup",
@@ -24,8 +27,15 @@ import (
 //  3. in queries only, synonyms and abbreviations (synonyms.txt) add
 //     alternatives: "db" also looks for "dumbbell".
 
-// words returns the lower-case runs of letters and digits of s.
+// words returns the lower-case runs of letters and digits of s, folded
+// to NFKC and without apostrophes.
 func words(s string) []string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\'' || r == '’' || r == 'ʼ' {
+			return -1
+		}
+		return r
+	}, norm.NFKC.String(s))
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})

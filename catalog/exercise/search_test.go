@@ -18,6 +18,8 @@ func TestTermsAndQueries(t *testing.T) {
 		{"dumbbell curls", []string{"dumbbel", "curl", "dumbbellcurl"}},
 		{"  PRESSING  ", []string{"press"}},
 		{"90/90 stretch", []string{"90", "90", "9090", "stretch"}},
+		{"Farmer’s walk", []string{"farmer", "walk", "farmerswalk"}},
+		{"ｓｑｕａｔ ﬂy", []string{"squat", "fli", "squatfli"}},
 	} {
 		if got := terms(tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("terms(%q) = %q, want %q", tc.text, got, tc.want)
