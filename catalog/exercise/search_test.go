@@ -164,10 +164,7 @@ func TestSearchRanking(t *testing.T) {
 	add("a5", "dumbell row", "dumbbell", "latissimus dorsi")
 	add("a6", "goblet squat", "dumbbell", "quadriceps")
 	c := mustNew(t, f)
-	for _, tc := range []struct {
-		q    string
-		want []string
-	}{
+	checkRanking(t, c, []rankingCase{
 		{"bench press", []string{"a3", "a1", "a2"}},    // exact name, then shorter names
 		{"db bench press", []string{"a1", "a2"}},       // the abbreviation spelled out matches a1 exactly
 		{"dumbbell press", []string{"a1", "a2", "a4"}}, // every word in the name, then through equipment
@@ -176,15 +173,7 @@ func TestSearchRanking(t *testing.T) {
 		{"benhc pres", []string{"a3", "a1", "a2"}},     // a typo, and the last word as a prefix
 		{"goblet squ", []string{"a6"}},                 // the last word as a prefix
 		{"barbell pres", []string{"a3"}},               // the equipment word matched through the field
-	} {
-		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := ids(p.Exercises); !slices.Equal(got, tc.want) {
-			t.Errorf("%q: %v, want %v", tc.q, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestSearchRankingAliases: a typo matched in the name proper ranks
@@ -204,24 +193,13 @@ func TestSearchRankingAliases(t *testing.T) {
 	add("b4", "hip thruster machine")
 	add("b5", "banded hip thrust")
 	c := mustNew(t, f)
-	for _, tc := range []struct {
-		q    string
-		want []string
-	}{
+	checkRanking(t, c, []rankingCase{
 		{"sqaut", []string{"b2", "b1"}},            // the name's squat first, though "clean" is the shorter name
 		{"squat", []string{"b2", "b1"}},            // as typed, the same order
 		{"hip thr", []string{"b4", "b9", "b5"}},    // "hip thruster machine" and "hip thrust" begin with the query; b5 has it inside
 		{"banded hip thr", []string{"b5"}},         // every word, the last as a prefix
 		{"hip thrust", []string{"b9", "b5", "b4"}}, // the alias exactly, then every word in the name
-	} {
-		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := ids(p.Exercises); !slices.Equal(got, tc.want) {
-			t.Errorf("%q: %v, want %v", tc.q, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestSearchRankingFields: in a tier of every word in the name, a record
@@ -239,14 +217,22 @@ func TestSearchRankingFields(t *testing.T) {
 	add("c3", "cone drill", "upper legs", "quadriceps")
 	add("c4", "dumbbell dead bug", "waist", "rectus abdominis")
 	c := mustNew(t, f)
-	for _, tc := range []struct {
-		q    string
-		want []string
-	}{
+	checkRanking(t, c, []rankingCase{
 		{"chest dumbbell", []string{"c2", "c1"}}, // c1 has the words, c2 is for the chest
 		{"core", []string{"c4"}},                 // core: the abdominals (synonyms.txt), not "cone"
 		{"cone", []string{"c3"}},
-	} {
+	})
+}
+
+// rankingCase is a query and the ids it must rank, in order.
+type rankingCase struct {
+	q    string
+	want []string
+}
+
+func checkRanking(t *testing.T, c *Catalogue, cases []rankingCase) {
+	t.Helper()
+	for _, tc := range cases {
 		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 10})
 		if err != nil {
 			t.Fatal(err)
