@@ -177,18 +177,17 @@ func checkQuery(q string, bad *ArgumentError) {
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
 	units := parseQuery(q)
-	var own, exact, ownLoose, inName, anywhere, fields []*roaring.Bitmap
-	loose, aliased := false, false
-	for _, u := range units {
-		m := s.unit(u, len(units) > 1)
-		own, exact, ownLoose = append(own, m.own), append(exact, m.exact), append(ownLoose, m.ownLoose)
-		inName, anywhere = append(inName, m.inName), append(anywhere, m.anywhere)
-		loose, aliased = loose || m.loose, aliased || m.aliased
-		if !m.field.IsEmpty() {
-			fields = append(fields, m.field)
+	ms := make([]matches, len(units))
+	var inName, fields []*roaring.Bitmap
+	for i, u := range units {
+		ms[i] = s.unit(u, len(units) > 1)
+		inName = append(inName, ms[i].inName)
+		if !ms[i].field.IsEmpty() {
+			fields = append(fields, ms[i].field)
 		}
 	}
-	all := roaring.FastAnd(append(anywhere, set)...)
+	every := combine(ms, and)
+	all := roaring.And(every.anywhere, set)
 	// The words that name equipment, a muscle, a body part, a type or a
 	// difficulty are confirmed when the record's fields have them too:
 	// "chest dumbbell" is a dumbbell exercise for the chest before it is a
@@ -198,23 +197,24 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	if len(fields) > 0 {
 		confirmed = roaring.FastAnd(append(fields, all)...)
 	}
-	confirm := func(t *roaring.Bitmap) []*roaring.Bitmap {
+	confirm := func(b *roaring.Bitmap) []*roaring.Bitmap {
+		t := roaring.And(all, b)
 		if confirmed.IsEmpty() {
 			return []*roaring.Bitmap{t}
 		}
 		return []*roaring.Bitmap{roaring.And(t, confirmed), t}
 	}
 	tiers := []*roaring.Bitmap{roaring.And(all, s.exactKeys(units, false))}
-	tiers = append(tiers, confirm(roaring.FastAnd(append(own, all)...))...)
-	tiers = append(tiers, confirm(roaring.FastAnd(append(exact, all)...))...)
+	tiers = append(tiers, confirm(every.own)...)
+	tiers = append(tiers, confirm(every.exact)...)
 	tiers = append(tiers, roaring.And(all, s.exactKeys(units, true)), roaring.And(all, s.completedKeys(units)))
 	// Without loose matches these are the second and third tiers again;
 	// without terms found in aliases only, the first of them is the second.
-	if loose && aliased {
-		tiers = append(tiers, confirm(roaring.FastAnd(append(ownLoose, all)...))...)
+	if every.loose && every.aliased {
+		tiers = append(tiers, confirm(every.ownLoose)...)
 	}
-	if loose {
-		tiers = append(tiers, confirm(roaring.FastAnd(append(inName, all)...))...)
+	if every.loose {
+		tiers = append(tiers, confirm(every.inName)...)
 	}
 	// Then by how many words matched in the name, most first: atLeast[k]
 	// holds the records with at least k (with all of them, a record is in
