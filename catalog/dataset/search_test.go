@@ -2,9 +2,12 @@ package dataset_test
 
 import (
 	"cmp"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -98,4 +101,60 @@ func TestSearchRelevance(t *testing.T) {
 	if recall < minRecallAt3 {
 		t.Errorf("recall@3 is %.1f%%, want at least %.0f%%", 100*recall, 100*minRecallAt3)
 	}
+}
+
+// TestSearchHeads: a word that ends the names of several exercises (their
+// head: "row", "fly", "squat"), searched alone, ranks exercises of that
+// kind first: a "helms row" before an "indoor rowing", a "dumbbell fly"
+// before a "flying knee", a "goblet squat" before a "squat jerk". It
+// reports the share of such words whose top 3 are all of that head.
+func TestSearchHeads(t *testing.T) {
+	c, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastWord := func(name string) string {
+		ws := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		return ws[len(ws)-1]
+	}
+	count := map[string]int{}
+	for _, x := range catalogue(t).Exercises {
+		count[lastWord(x.Name)]++
+	}
+	// Words that end names without saying what the exercise is, and
+	// "skip", which is also a jump rope (synonyms.txt).
+	skip := map[string]bool{"up": true, "down": true, "over": true, "through": true, "out": true, "in": true, "off": true, "skip": true}
+	// A record is of the kind if its name or an alias ends with the word,
+	// perhaps in the plural ("speed punches" for "punch").
+	ofKind := func(x exercise.Exercise, w string) bool {
+		for _, n := range append([]string{x.Name}, x.Aliases...) {
+			if strings.HasPrefix(lastWord(n), w) {
+				return true
+			}
+		}
+		return false
+	}
+	var heads, good int
+	for _, w := range slices.Sorted(maps.Keys(count)) {
+		if count[w] < 4 || skip[w] || strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ing") {
+			continue // plurals and -ing forms are heads of their stems too
+		}
+		heads++
+		page, err := c.List(exercise.Filter{Query: w}, exercise.PageRequest{Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var other []string
+		for _, x := range page.Exercises {
+			if !ofKind(x, w) {
+				other = append(other, x.Name)
+			}
+		}
+		if len(other) > 0 {
+			t.Errorf("%q: %q in the top 3 do not end with it", w, other)
+			continue
+		}
+		good++
+	}
+	t.Logf("%d of %d head words rank only their own kind in the top 3", good, heads)
 }

@@ -83,6 +83,36 @@ func terms(s string) []string {
 	return out
 }
 
+// singular returns a word without a plural ending ("rows" "row",
+// "presses" "press", "flies" "fly"), leaving other endings alone: unlike
+// the stem, it keeps "rowing" apart from "row" and "flying" from "fly".
+func singular(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// heads returns the forms of the head of a phrase of words, its last word
+// (in English, what a compound name is: a "goblet squat" is a squat, a
+// "squat jerk" a jerk), alone and joined to the word before it ("pull
+// up" is also "pullup"), singular.
+func heads(ws []string) []string {
+	switch n := len(ws); n {
+	case 0:
+		return nil
+	case 1:
+		return []string{singular(ws[0])}
+	default:
+		return []string{singular(ws[n-1]), singular(ws[n-2] + ws[n-1])}
+	}
+}
+
 // stopWords are left out of a query's required words: "lunge with
 // dumbbells" need not find "with" in a name.
 var stopWords = map[string]bool{

@@ -43,6 +43,9 @@ type searchIndex struct {
 	// only in an alias. Aliases are few, so this is smaller than a
 	// name-only copy of name.
 	aliasOnly map[string]*roaring.Bitmap
+	// head maps the head of each name proper (see heads) to its records:
+	// a name that ends with what the query ends with ranks first.
+	head map[string]*roaring.Bitmap
 	// words[n] holds the records whose name has n words (at most
 	// maxNameWords): a closer name ranks first. Aliases do not count: a
 	// one-word abbreviation does not make a long name short.
@@ -55,6 +58,7 @@ func newSearchIndex() *searchIndex {
 	s := &searchIndex{
 		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{}, aliasOnly: map[string]*roaring.Bitmap{},
 		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
+		head: map[string]*roaring.Bitmap{},
 	}
 	for i := range s.words {
 		s.words[i] = roaring.New()
@@ -111,12 +115,16 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 			}
 		}
 	}
-	s.words[min(len(words(x.Name)), maxNameWords)].Add(pos)
+	ws := words(x.Name)
+	for _, h := range heads(ws) {
+		group(s.head, h, pos)
+	}
+	s.words[min(len(ws), maxNameWords)].Add(pos)
 }
 
 // finish optimises the bitmaps and lists the terms for lookups.
 func (s *searchIndex) finish() {
-	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.aliasOnly, s.keys} {
+	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.aliasOnly, s.keys, s.head} {
 		for _, b := range m {
 			b.RunOptimize()
 		}
@@ -170,9 +178,12 @@ func checkQuery(q string, bad *ArgumentError) {
 //     parts, type or difficulty: more words in the name first, down to
 //     none.
 //
-// Tiers 2 and 4 put first the records whose fields confirm the words
-// that name equipment, muscles and the like. Within each, names of fewer
-// words first (the closer match), then ids.
+// Tiers 2 and 4 put first the records whose name ends with the query's
+// last word, as typed but for a plural ("row": a helms row before an
+// indoor rowing, "fly": a dumbbell fly before a flying knee), then within
+// each the records whose fields confirm the words that name equipment,
+// muscles and the like. Within each, names of fewer words first (the
+// closer match), then ids.
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
@@ -188,33 +199,43 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	}
 	every := combine(ms, and)
 	all := roaring.And(every.anywhere, set)
-	// The words that name equipment, a muscle, a body part, a type or a
+	// A tier of every word in the name is split twice. First by the
+	// head: the records whose name ends with the query's last word. Then
+	// the words that name equipment, a muscle, a body part, a type or a
 	// difficulty are confirmed when the record's fields have them too:
 	// "chest dumbbell" is a dumbbell exercise for the chest before it is a
-	// "chest-supported dumbbell row". A tier of every word in the name is
-	// split so, the confirmed records first.
+	// "chest-supported dumbbell row".
+	headed := roaring.And(all, s.headed(units))
 	confirmed := empty
 	if len(fields) > 0 {
 		confirmed = roaring.FastAnd(append(fields, all)...)
 	}
-	confirm := func(b *roaring.Bitmap) []*roaring.Bitmap {
+	split := func(b *roaring.Bitmap) []*roaring.Bitmap {
 		t := roaring.And(all, b)
-		if confirmed.IsEmpty() {
-			return []*roaring.Bitmap{t}
+		parts := []*roaring.Bitmap{t}
+		if !headed.IsEmpty() {
+			parts = []*roaring.Bitmap{roaring.And(t, headed), t}
 		}
-		return []*roaring.Bitmap{roaring.And(t, confirmed), t}
+		if confirmed.IsEmpty() {
+			return parts
+		}
+		var out []*roaring.Bitmap
+		for _, p := range parts {
+			out = append(out, roaring.And(p, confirmed), p)
+		}
+		return out
 	}
 	tiers := []*roaring.Bitmap{roaring.And(all, s.exactKeys(units, false))}
-	tiers = append(tiers, confirm(every.own)...)
-	tiers = append(tiers, confirm(every.exact)...)
+	tiers = append(tiers, split(every.own)...)
+	tiers = append(tiers, split(every.exact)...)
 	tiers = append(tiers, roaring.And(all, s.exactKeys(units, true)), roaring.And(all, s.completedKeys(units)))
 	// Without loose matches these are the second and third tiers again;
 	// without terms found in aliases only, the first of them is the second.
 	if every.loose && every.aliased {
-		tiers = append(tiers, confirm(every.ownLoose)...)
+		tiers = append(tiers, split(every.ownLoose)...)
 	}
 	if every.loose {
-		tiers = append(tiers, confirm(every.inName)...)
+		tiers = append(tiers, split(every.inName)...)
 	}
 	// Then by how many words matched in the name, most first: atLeast[k]
 	// holds the records with at least k (with all of them, a record is in
@@ -239,6 +260,24 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		taken.Or(t)
 	}
 	return newSplitRanked(tiers, s.words[:])
+}
+
+// headed returns the records whose name's head is that of the query's
+// last unit, or of a phrase that may stand for it ("ohp": "press").
+// Exact but for a plural: a last word typed so far is no head yet.
+func (s *searchIndex) headed(units []unit) *roaring.Bitmap {
+	if len(units) == 0 {
+		return empty
+	}
+	var out []*roaring.Bitmap
+	for _, alt := range units[len(units)-1].alternatives {
+		for _, h := range heads(alt) {
+			if b := s.head[h]; b != nil {
+				out = append(out, b)
+			}
+		}
+	}
+	return or(out...)
 }
 
 // and is roaring.FastAnd without the copy of a single bitmap: its result

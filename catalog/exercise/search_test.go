@@ -25,6 +25,12 @@ func TestTermsAndQueries(t *testing.T) {
 			t.Errorf("terms(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
+	for w, want := range map[string]string{"rows": "row", "presses": "press", "flies": "fly", "crunches": "crunch", "lunges": "lunge",
+		"press": "press", "rowing": "rowing", "triceps": "tricep", "abs": "abs", "plus": "plus"} {
+		if got := singular(w); got != want {
+			t.Errorf("singular(%q) = %q, want %q", w, got, want)
+		}
+	}
 	units := parseQuery("DB press-up with a band")
 	var got []string
 	for _, u := range units {
@@ -221,6 +227,37 @@ func TestSearchRankingFields(t *testing.T) {
 		{"chest dumbbell", []string{"c2", "c1"}}, // c1 has the words, c2 is for the chest
 		{"core", []string{"c4"}},                 // core: the abdominals (synonyms.txt), not "cone"
 		{"cone", []string{"c3"}},
+	})
+}
+
+// TestSearchRankingHead: in a tier of every word in the name, a name
+// that ends with the query's last word ranks first, as typed but for a
+// plural, before the records whose fields confirm the words: a row is not
+// a rowing machine's sprint, a fly is not a flying knee.
+func TestSearchRankingHead(t *testing.T) {
+	v := testVocabularies()
+	v.Equipments = append(v.Equipments, Term{"rowing machine"})
+	f := &File{Format: FormatV1, Vocabularies: v}
+	add := func(id, name, equipment string) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{"back"}, Equipments: []string{equipment},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{"latissimus dorsi"}, SecondaryMuscles: []string{}})
+	}
+	add("d1", "rowing machine sprint", "rowing machine")
+	add("d2", "helms row", "dumbbell")
+	add("d3", "indoor rowing", "rowing machine")
+	add("e1", "flying knee", "body weight")
+	add("e2", "dumbbell fly", "dumbbell")
+	add("f1", "pull-up hold", "body weight")
+	add("f2", "scapular pull-up", "body weight")
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"row", []string{"d2", "d3", "d1"}},    // the head first; then confirmed by the equipment, the shorter name first
+		{"rows", []string{"d2", "d3", "d1"}},   // a plural is the same head
+		{"fly", []string{"e2", "e1"}},          // not a flying knee first, though e1 < e2
+		{"flies", []string{"e2", "e1"}},        //
+		{"pull up", []string{"f2", "f1"}},      // the head's last word
+		{"pullup", []string{"f2", "f1"}},       // the head's last two words joined
+		{"rowing", []string{"d3", "d1", "d2"}}, // "rowing" is its own head; the stem still finds the row
 	})
 }
 
