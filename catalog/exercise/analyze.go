@@ -101,8 +101,12 @@ func singular(w string) string {
 // heads returns the forms of the head of a phrase of words, its last word
 // (in English, what a compound name is: a "goblet squat" is a squat, a
 // "squat jerk" a jerk), alone and joined to the word before it ("pull
-// up" is also "pullup"), singular.
+// up" is also "pullup"), singular. Trailing numbers are no head: "squat
+// 2" is a squat (and numbered names would each add one).
 func heads(ws []string) []string {
+	for len(ws) > 1 && isNumber(ws[len(ws)-1]) {
+		ws = ws[:len(ws)-1]
+	}
 	switch n := len(ws); n {
 	case 0:
 		return nil

@@ -16,8 +16,11 @@ func TestDecodeVersion2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x := f.Exercises[1]; x.Description != "A horizontal press." || len(x.Instructions) != 3 || x.Aliases[0] != "bench press" || x.Pattern != "horizontal push" {
+	if x := f.Exercises[1]; x.Description != "A horizontal press." || len(x.Instructions) != 3 || x.Aliases[0] != "bench press" || x.Pattern != "horizontal push" || x.Standard {
 		t.Errorf("decoded %+v", x)
+	}
+	if !f.Exercises[0].Standard {
+		t.Errorf("decoded %+v, want the standard form of its family", f.Exercises[0])
 	}
 	for _, tc := range []struct {
 		name, old, new, want string
@@ -31,6 +34,9 @@ func TestDecodeVersion2(t *testing.T) {
 		{"alias of two records", `"aliases": ["pullup bar hang pull"]`, `"aliases": ["bench-press"]`, `exercise "bp": alias "bench press": also claimed by exercise "pu"`},
 		{"alias equal to a name", `"aliases": ["bench press"]`, `"aliases": ["pull up"]`, `exercise "bp": alias "pull up": also claimed by exercise "pu"`},
 		{"content in a version 1 file", `exercisedb-catalogue/v2`, `exercisedb-catalogue/v1`, `field "description": only allowed in format "exercisedb-catalogue/v2"`},
+		{"standard in a version 1 file", `exercisedb-catalogue/v2`, `exercisedb-catalogue/v1`, `field "standard": only allowed in format "exercisedb-catalogue/v2"`},
+		{"two standard forms of a family", `"family": "bench press"`, `"family": "pull-up", "standard": true`, `exercise "bp": standard: family "pull-up" already has exercise "pu" as its standard form`},
+		{"standard not a boolean", `"standard": true`, `"standard": "yes"`, `standard`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := strings.Replace(small, tc.old, tc.new, 1)

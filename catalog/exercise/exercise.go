@@ -32,6 +32,11 @@ type Exercise struct {
 	// pattern that alternatives share. Both are required in version 2.
 	Family  string `json:"family,omitempty"`
 	Pattern string `json:"pattern,omitempty"`
+	// Standard marks the family's standard form: the version a person
+	// means by the movement's plain name (the barbell bench press of the
+	// flat bench press family). At most one per family (version 2 only);
+	// search ranks it before its variants.
+	Standard bool `json:"standard,omitempty"`
 }
 
 // Term is an entry of a vocabulary that has nothing but a name.

@@ -90,6 +90,7 @@ func Decode(r io.Reader) (*File, error) {
 		problems.add("catalogue file: exercises: none")
 	}
 	checkAliases(f.Exercises, &problems)
+	checkStandards(f.Exercises, &problems)
 	if err := problems.err(); err != nil {
 		return nil, err
 	}
@@ -174,6 +175,7 @@ type fileExercise struct {
 	Aliases          *[]string `json:"aliases"`
 	Family           *string   `json:"family"`
 	Pattern          *string   `json:"pattern"`
+	Standard         *bool     `json:"standard"`
 }
 
 func decodeExercise(raw json.RawMessage, v2 bool, rec *recordProblems) (Exercise, bool) {
@@ -238,6 +240,7 @@ func decodeExercise(raw json.RawMessage, v2 bool, rec *recordProblems) (Exercise
 		}{
 			{"description", fx.Description != nil}, {"instructions", fx.Instructions != nil}, {"tips", fx.Tips != nil},
 			{"aliases", fx.Aliases != nil}, {"family", fx.Family != nil}, {"pattern", fx.Pattern != nil},
+			{"standard", fx.Standard != nil},
 		}
 		for _, m := range v2only {
 			if m.present {
@@ -249,6 +252,7 @@ func decodeExercise(raw json.RawMessage, v2 bool, rec *recordProblems) (Exercise
 	x.Description = str("description", fx.Description, true)
 	x.Family = str("family", fx.Family, true)
 	x.Pattern = str("pattern", fx.Pattern, true)
+	x.Standard = fx.Standard != nil && *fx.Standard
 	x.Instructions = texts(rec, "instructions", fx.Instructions, MinInstructions, MaxInstructions)
 	x.Tips = texts(rec, "tips", fx.Tips, MinTips, MaxTips)
 	if fx.Aliases != nil {
@@ -305,6 +309,21 @@ func checkAliases(xs []Exercise, problems *problemList) {
 				problems.add("exercise %q: alias %q: also claimed by exercise %q (as its name or an alias)", x.ID, a, prev)
 			}
 		}
+	}
+}
+
+// checkStandards refuses a second standard form in a family.
+func checkStandards(xs []Exercise, problems *problemList) {
+	standard := map[string]string{}
+	for _, x := range xs {
+		if !x.Standard {
+			continue
+		}
+		if prev, taken := standard[x.Family]; taken {
+			problems.add("exercise %q: standard: family %q already has exercise %q as its standard form", x.ID, x.Family, prev)
+			continue
+		}
+		standard[x.Family] = x.ID
 	}
 }
 

@@ -13,8 +13,8 @@ type Relation int
 
 const (
 	// Variations are the other exercises of the exercise's family, in
-	// progression order: easiest difficulty first, then the shorter
-	// shortest name, ties by id.
+	// progression order: easiest difficulty first, then the standard form,
+	// then names of fewer words, ties by id.
 	Variations Relation = iota + 1
 	// Alternatives are the exercises of the same movement pattern that
 	// share at least one target muscle, except those that differ only in
@@ -73,8 +73,8 @@ func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (P
 
 // variations ranks the other members of src's family that set holds in
 // progression order: easiest difficulty first; then, as in search, the
-// record whose shortest name (name or alias) has fewer words, the plain
-// form before its elaborations.
+// standard form and names of fewer words, the plain form before its
+// elaborations.
 func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 	fam := c.families[c.exercises[src].Family]
 	if fam == nil {
@@ -86,7 +86,7 @@ func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 	for _, d := range c.vocab.Difficulties { // easiest first
 		tiers = append(tiers, roaring.And(members, c.postings[byDifficulty][d.Name]))
 	}
-	return newSplitRanked(tiers, c.searchIdx.words[:])
+	return newSplitRanked(tiers, c.searchIdx.masks)
 }
 
 // alternatives ranks the substitutes for src that set holds. Better first:
@@ -97,8 +97,9 @@ func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 //     equipment) before other families of the pattern;
 //  3. within each, those no harder than src before harder ones (a
 //     substitute should not demand more);
-//  4. within each, the shorter shortest name (name or alias), the plain
-//     form before its elaborations: push-up before shoulder tap push-up.
+//  4. within each, as in search, the standard forms (of larger families
+//     first), then names of fewer words, the plain form before its
+//     elaborations: push-up before shoulder tap push-up.
 //
 // Ties are by id. Each criterion is a bitmap, so ranking costs a few bitmap
 // operations whatever the size of the catalogue.
@@ -139,7 +140,7 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 			tiers = append(tiers, roaring.And(group, notHarder), roaring.AndNot(group, notHarder))
 		}
 	}
-	return newSplitRanked(tiers, c.searchIdx.words[:])
+	return newSplitRanked(tiers, c.searchIdx.masks)
 }
 
 // equipmentSetKey identifies a set of equipments whatever its order.

@@ -15,10 +15,14 @@ func relatedFile(n int, seed uint64) *File {
 	f := randomFile(n, seed)
 	f.Format = FormatV2
 	rng := rand.New(rand.NewPCG(seed, 7))
+	standard := map[int]bool{}
 	for i := range f.Exercises {
 		x := &f.Exercises[i]
 		fam := rng.IntN(40)
 		x.Family = fmt.Sprintf("family %d", fam)
+		// Some families have a standard form, the first record drawn.
+		x.Standard = fam%3 != 0 && !standard[fam]
+		standard[fam] = true
 		x.Pattern = fmt.Sprintf("pattern %d", fam%6)
 		x.Description = "A test exercise."
 		x.Instructions = []string{"Set up.", "Move.", "Return."}
@@ -69,12 +73,21 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 		x    Exercise
 		tier int
 	}
-	shortest := func(x Exercise) int {
-		n := len(words(x.Name))
-		for _, a := range x.Aliases {
-			n = min(n, len(words(a)))
+	// class: the standard forms first, those of larger families first,
+	// then the other records by the words of their names.
+	size := map[string]int{}
+	for _, x := range f.Exercises {
+		size[x.Family]++
+	}
+	class := func(x Exercise) int {
+		if x.Standard {
+			for i, n := range standardRanks {
+				if size[x.Family] >= n {
+					return i
+				}
+			}
 		}
-		return min(n, maxNameWords)
+		return len(standardRanks) + min(len(words(x.Name)), maxNameWords)
 	}
 	var out []scored
 	for _, x := range all.Exercises {
@@ -105,7 +118,7 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(a.tier, b.tier), cmp.Compare(shortest(a.x), shortest(b.x)), cmp.Compare(a.x.ID, b.x.ID))
+		return cmp.Or(cmp.Compare(a.tier, b.tier), cmp.Compare(class(a.x), class(b.x)), cmp.Compare(a.x.ID, b.x.ID))
 	})
 	xs := make([]Exercise, len(out))
 	for i, s := range out {

@@ -25,6 +25,10 @@ type searchIndex struct {
 	// field to those whose equipments, muscles, body parts, types or
 	// difficulty have it.
 	name, field map[string]*roaring.Bitmap
+	// fieldWritten maps each word of those fields as written, singular
+	// (see singular), to its records: a field confirms a query's word only
+	// when it has the word itself ("row" is no word of "rowing machine").
+	fieldWritten map[string]*roaring.Bitmap
 	// surface maps each word of the indexed text as written (and each
 	// adjacent pair joined) to its term: typos and prefixes are what
 	// people type, so they are looked up among written words, not stems.
@@ -48,23 +52,46 @@ type searchIndex struct {
 	head map[string]*roaring.Bitmap
 	// words[n] holds the records whose name has n words (at most
 	// maxNameWords): a closer name ranks first. Aliases do not count: a
-	// one-word abbreviation does not make a long name short.
+	// one-word abbreviation does not make a long name short. After
+	// finish, the standard forms are in standard instead.
 	words [maxNameWords + 1]*roaring.Bitmap
+	// standard[i] holds the standard forms of the families of at least
+	// standardRanks[i] records (and fewer than the rank before).
+	standard [len(standardRanks)]*roaring.Bitmap
+	// masks split every ranked list, in this order: the standard forms,
+	// largest families first, then the other records by name length.
+	masks []*roaring.Bitmap
+	// familySize counts the records of each family, and standardOf holds
+	// each family's standard form, until finish.
+	familySize map[string]int
+	standardOf map[string]uint32
 
 	memo map[string][]string // memo of terms, for repeated vocabulary values
+	// singulars holds the written words of each vocabulary value, singular.
+	singulars map[string][]string
 }
 
 func newSearchIndex() *searchIndex {
 	s := &searchIndex{
 		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{}, aliasOnly: map[string]*roaring.Bitmap{},
 		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
-		head: map[string]*roaring.Bitmap{},
+		head: map[string]*roaring.Bitmap{}, familySize: map[string]int{}, standardOf: map[string]uint32{},
+		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{},
 	}
 	for i := range s.words {
 		s.words[i] = roaring.New()
 	}
+	for i := range s.standard {
+		s.standard[i] = roaring.New()
+	}
 	return s
 }
+
+// standardRanks are the family sizes from which a family's standard form
+// ranks in a class of its own, largest first: the more variants of a
+// movement the catalogue holds, the more likely it is the one meant
+// ("press": the barbell bench press, of 34, before the leg press, of 9).
+var standardRanks = [...]int{24, 16, 12, 8, 4, 1}
 
 // terms is terms(text), remembered: a vocabulary value recurs in
 // thousands of records.
@@ -113,6 +140,16 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 			for _, t := range s.terms(v) {
 				group(s.field, t, pos)
 			}
+			ws, ok := s.singulars[v]
+			if !ok {
+				for _, w := range written(v) {
+					ws = append(ws, singular(w))
+				}
+				s.singulars[v] = ws // vocabularies are small
+			}
+			for _, w := range ws {
+				group(s.fieldWritten, w, pos)
+			}
 		}
 	}
 	ws := words(x.Name)
@@ -120,11 +157,17 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		group(s.head, h, pos)
 	}
 	s.words[min(len(ws), maxNameWords)].Add(pos)
+	if x.Family != "" {
+		s.familySize[x.Family]++
+		if x.Standard {
+			s.standardOf[x.Family] = pos
+		}
+	}
 }
 
 // finish optimises the bitmaps and lists the terms for lookups.
 func (s *searchIndex) finish() {
-	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.aliasOnly, s.keys, s.head} {
+	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.fieldWritten, s.aliasOnly, s.keys, s.head} {
 		for _, b := range m {
 			b.RunOptimize()
 		}
@@ -132,8 +175,23 @@ func (s *searchIndex) finish() {
 	for w := range s.surface {
 		s.sorted = append(s.sorted, w)
 	}
-	for _, b := range s.words {
-		b.RunOptimize()
+	for family, pos := range s.standardOf {
+		for i, n := range standardRanks {
+			if s.familySize[family] >= n {
+				s.standard[i].Add(pos)
+				for _, b := range s.words {
+					b.Remove(pos)
+				}
+				break
+			}
+		}
+	}
+	s.familySize, s.standardOf = nil, nil
+	for _, b := range append(s.standard[:], s.words[:]...) {
+		if !b.IsEmpty() {
+			b.RunOptimize()
+			s.masks = append(s.masks, b)
+		}
 	}
 	for k := range s.keys {
 		s.sortedKeys = append(s.sortedKeys, k)
@@ -146,7 +204,7 @@ func (s *searchIndex) finish() {
 		}
 		s.byLength[len(t)] = append(s.byLength[len(t)], t)
 	}
-	s.memo = nil
+	s.memo, s.singulars = nil, nil
 }
 
 // checkQuery reports what makes q unusable: too long, control
@@ -182,8 +240,10 @@ func checkQuery(q string, bad *ArgumentError) {
 // last word, as typed but for a plural ("row": a helms row before an
 // indoor rowing, "fly": a dumbbell fly before a flying knee), then within
 // each the records whose fields confirm the words that name equipment,
-// muscles and the like. Within each, names of fewer words first (the
-// closer match), then ids.
+// muscles and the like; the tiers of 5 are split the same way. Within
+// each, the standard forms first, of larger families first (the movement
+// most likely meant), then names of fewer words (the closer match), then
+// ids.
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
@@ -249,17 +309,19 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 			}
 		}
 		for k := n - 1; k >= 2; k-- {
-			tiers = append(tiers, roaring.And(all, atLeast[k]))
+			tiers = append(tiers, split(atLeast[k])...)
 		}
 	}
-	tiers = append(tiers, roaring.And(all, or(inName...)), all)
-	// Each tier less the better ones, split by name length.
+	tiers = append(tiers, split(or(inName...))...)
+	tiers = append(tiers, split(all)...)
+	// Each tier less the better ones, then split by the masks: the
+	// standard forms, then name length.
 	taken := roaring.New()
 	for _, t := range tiers {
 		t.AndNot(taken)
 		taken.Or(t)
 	}
-	return newSplitRanked(tiers, s.words[:])
+	return newSplitRanked(tiers, s.masks)
 }
 
 // headed returns the records whose name's head is that of the query's
@@ -317,7 +379,9 @@ func or(bs ...*roaring.Bitmap) *roaring.Bitmap {
 type matches struct {
 	own, exact, ownLoose, inName, anywhere *roaring.Bitmap
 	// field holds the records whose equipment, muscles, body parts, type
-	// or difficulty the words match, exactly or loosely.
+	// or difficulty confirm the words: have them as written but for a
+	// plural, or loosely. (Through stems, the fields match more: anywhere
+	// holds them.)
 	field *roaring.Bitmap
 	// loose reports whether any word matched loosely: if none did,
 	// ownLoose is own and inName is exact. aliased reports whether any
@@ -377,9 +441,13 @@ func (s *searchIndex) word(w string, prefix, others, correct bool) matches {
 	t := stem(w)
 	m := matches{exact: orEmpty(s.name[t]), own: s.ownName(t), aliased: s.aliasOnly[t] != nil}
 	names, fields := []*roaring.Bitmap{m.exact}, []*roaring.Bitmap{orEmpty(s.field[t])}
+	confirms := []*roaring.Bitmap{orEmpty(s.fieldWritten[singular(w)])}
 	owns := []*roaring.Bitmap{m.own}
+	// A word of the catalogue is confirmed only as it is: its completions
+	// are guesses ("row" is typed, "rowing machine" is not).
+	known := s.name[t] != nil || s.field[t] != nil
 	var loose []string
-	if correct && s.name[t] == nil && s.field[t] == nil {
+	if correct && !known {
 		loose = s.similar(w, others)
 	}
 	if prefix && (len(w) >= 2 || others) {
@@ -393,10 +461,13 @@ func (s *searchIndex) word(w string, prefix, others, correct bool) matches {
 		m.aliased = m.aliased || s.aliasOnly[l] != nil
 		names = append(names, orEmpty(s.name[l]))
 		fields = append(fields, orEmpty(s.field[l]))
+		if !known {
+			confirms = append(confirms, orEmpty(s.field[l]))
+		}
 		owns = append(owns, s.ownName(l))
 	}
-	m.inName, m.field = or(names...), or(fields...)
-	m.anywhere = or(m.inName, m.field)
+	m.inName, m.field = or(names...), or(confirms...)
+	m.anywhere = or(m.inName, or(fields...))
 	m.ownLoose = m.inName
 	if m.aliased { // else no term is in an alias only: ownLoose is inName
 		m.ownLoose = or(owns...)

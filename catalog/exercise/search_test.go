@@ -261,6 +261,36 @@ func TestSearchRankingHead(t *testing.T) {
 	})
 }
 
+// TestSearchRankingStandard: in a tier, a family's standard form ranks
+// before the other records, those of larger families first, then names of
+// fewer words; variations put the standard form first too.
+func TestSearchRankingStandard(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, family string, standard bool) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{"chest"}, Equipments: []string{"barbell"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{"pectoralis major"}, SecondaryMuscles: []string{},
+			Family: family, Pattern: "push", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: standard})
+	}
+	add("a1", "leg press", "leg press", true) // a family of one
+	add("g1", "barbell bench press", "bench press", true)
+	add("g2", "dumbbell bench press", "bench press", false)
+	add("g3", "close-grip bench press", "bench press", false)
+	add("g4", "floor press", "bench press", false)
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"press", []string{"g1", "a1", "g4", "g2", "g3"}}, // the standard of four, of one, then by name length
+		{"bench press", []string{"g1", "g2", "g3"}},
+	})
+	p, err := c.Related(Variations, "g3", Filter{}, PageRequest{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids(p.Exercises), []string{"g1", "g4", "g2"}; !slices.Equal(got, want) {
+		t.Errorf("variations of g3: %v, want %v", got, want)
+	}
+}
+
 // rankingCase is a query and the ids it must rank, in order.
 type rankingCase struct {
 	q    string

@@ -104,11 +104,13 @@ func (b *builder) family(f *Family) {
 		b.problems.add("%s: variants: none", where)
 	}
 	for i := range f.Variants {
-		b.variant(f, &f.Variants[i])
+		b.variant(f, &f.Variants[i], i == 0)
 	}
 }
 
-func (b *builder) variant(f *Family, v *Variant) {
+// variant adds the record of v; the first variant of a family is its
+// standard form.
+func (b *builder) variant(f *Family, v *Variant, standard bool) {
 	where := fmt.Sprintf("%s: %q", v.Pos, v.Name)
 	b.checkName(where, v)
 	b.checkList(where, "equipments", v.Equipments, b.vocab.equipments, true)
@@ -130,6 +132,7 @@ func (b *builder) variant(f *Family, v *Variant) {
 		SecondaryMuscles: inherit(v.SecondaryMuscles, f.SecondaryMuscles),
 		Family:           f.Family,
 		Pattern:          cmp.Or(v.Pattern, f.Pattern),
+		Standard:         standard,
 	}
 	x.BodyParts = b.vocab.bodyPartsOf(x.TargetMuscles)
 	x.MediaKey = "exercises/" + x.ID
