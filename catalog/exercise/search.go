@@ -28,6 +28,8 @@ type searchIndex struct {
 	// fieldWritten maps each word of those fields as written, singular
 	// (see singular), to its records: a field confirms a query's word only
 	// when it has the word itself ("row" is no word of "rowing machine").
+	// Secondary muscles confirm nothing: "lower back" is for the back
+	// extensions before the deadlifts, whose helper it is.
 	fieldWritten map[string]*roaring.Bitmap
 	// surface maps each word of the indexed text as written (and each
 	// adjacent pair joined) to its term: typos and prefixes are what
@@ -135,10 +137,13 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		}
 		group(s.keys, key(words(text)), pos)
 	}
-	for _, list := range [][]string{x.Equipments, x.TargetMuscles, x.SecondaryMuscles, x.BodyParts, x.ExerciseTypes, {x.Difficulty}} {
+	for i, list := range [][]string{x.SecondaryMuscles, x.Equipments, x.TargetMuscles, x.BodyParts, x.ExerciseTypes, {x.Difficulty}} {
 		for _, v := range list {
 			for _, t := range s.terms(v) {
 				group(s.field, t, pos)
+			}
+			if i == 0 {
+				continue // a secondary muscle matches, but does not confirm
 			}
 			ws, ok := s.singulars[v]
 			if !ok {
