@@ -47,9 +47,17 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 	}
 }
 
-// resolveProduct finds the product from X-Gateway-Host, else Host.
+// resolveProduct finds the product from X-Gateway-Host, else Host. Two
+// X-Gateway-Host headers name no one product.
 func (a *api) resolveProduct(c *gin.Context, st *state) error {
-	host := c.GetHeader(headerHost)
+	hosts := c.Request.Header.Values(headerHost)
+	if len(hosts) > 1 {
+		return apierror.New(http.StatusNotFound, "%s is sent %d times; send the product's host once.", headerHost, len(hosts))
+	}
+	host := ""
+	if len(hosts) == 1 {
+		host = hosts[0]
+	}
 	if host == "" {
 		host = c.Request.Host
 	}
@@ -64,12 +72,19 @@ func (a *api) resolveProduct(c *gin.Context, st *state) error {
 // authenticate checks the key. A valid key passes whatever others sent from
 // its address (an office NAT, a carrier's): only failures are charged to the
 // address's budget, and a failure over it is 429 instead of 401 (see
-// docs/gateway.md on why this still serves against guessing).
+// docs/gateway.md on why this still serves against guessing). Two keys
+// are no key: which one pays is not the gateway's guess to make.
 func (a *api) authenticate(c *gin.Context, st *state) error {
-	presented := c.GetHeader(headerKey)
+	sent := c.Request.Header.Values(headerKey)
+	presented := ""
+	if len(sent) > 0 {
+		presented = sent[0]
+	}
 	var msg, reason string
 	key, found := a.Keys().Lookup(presented)
 	switch {
+	case len(sent) > 1:
+		msg, reason = fmt.Sprintf("%s is sent %d times; send one key.", headerKey, len(sent)), "invalid"
 	case presented == "":
 		msg, reason = "Missing API key: send it in the "+headerKey+" header.", "missing"
 	case !found:

@@ -75,7 +75,9 @@ func TestAPI(t *testing.T) {
 		{name: "trailing-slash", req: request{path: "/api/v1/bodyparts/", keyID: "key_mega"}},
 		{name: "method-not-allowed", req: request{method: "POST", path: "/api/v1/bodyparts", keyID: "key_mega"}},
 		{name: "unknown-product", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", host: "nope.example.test"}},
+		{name: "repeated-host", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", again: map[string]string{"X-Gateway-Host": "api.example.test"}}},
 		{name: "missing-key", req: request{path: "/api/v1/bodyparts"}},
+		{name: "repeated-key", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", again: map[string]string{"X-Gateway-Key": testKeys["key_mega"].key}}},
 		{name: "invalid-key", req: request{path: "/api/v1/bodyparts", keyID: "exdb_wrong"}},
 		{name: "disabled-key", req: request{path: "/api/v1/bodyparts", keyID: "key_disabled"}},
 		{name: "auth-failures-limited", before: []request{

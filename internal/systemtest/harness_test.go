@@ -190,6 +190,7 @@ type request struct {
 	host    string // X-Gateway-Host; api.example.test if empty, "-" for none
 	keyID   string // a testKeys id, a literal key if not one, "" for none
 	headers map[string]string
+	again   map[string]string // headers sent a second time
 }
 
 func (s *system) do(t testing.TB, r request) (*http.Response, []byte) {
@@ -219,6 +220,9 @@ func (s *system) do(t testing.TB, r request) (*http.Response, []byte) {
 			continue
 		}
 		req.Header.Set(k, v)
+	}
+	for k, v := range r.again {
+		req.Header.Add(k, v)
 	}
 	resp, err := s.gateway.Client().Do(req)
 	if err != nil {
