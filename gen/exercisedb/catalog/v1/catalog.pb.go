@@ -95,13 +95,14 @@ const (
 	Relation_RELATION_UNSPECIFIED Relation = 0
 	// The other exercises of the same movement family (grip, stance,
 	// equipment or angle variants), easiest difficulty first, then the
-	// shorter name (or alias), ties by id.
+	// family's standard form, then shorter names, ties by id.
 	Relation_RELATION_VARIATIONS Relation = 1
 	// Substitutes: exercises of the same movement pattern sharing at least
 	// one target muscle, other than same-family records with the same
 	// equipment. Best first: those training every target muscle of the
-	// exercise, then the same family, then those no harder than it, then the
-	// shorter name (or alias); ties by id.
+	// exercise, then the same family, then those no harder than it, then
+	// standard forms (of larger families first) and shorter names; ties by
+	// id.
 	Relation_RELATION_ALTERNATIVES Relation = 2
 )
 
@@ -386,7 +387,9 @@ type ExerciseFilter struct {
 	// small typos, with the last word taken as a prefix. The listing is then
 	// ranked best first (exact name or alias; every word in the name; with
 	// typos or prefixes; partly through other fields; only through them;
-	// then shorter names, then ids) and paged as a ranked list: after and
+	// within each, names that end with the last word, records whose fields
+	// confirm the words, each family's standard form, then shorter names,
+	// then ids) and paged as a ranked list: after and
 	// before take the id of a record of the results. 1 to 200 characters, at
 	// least one letter or digit, no control characters. Cannot be combined
 	// with related.
