@@ -101,21 +101,28 @@ func singular(w string) string {
 // heads returns the forms of the head of a phrase of words, its last word
 // (in English, what a compound name is: a "goblet squat" is a squat, a
 // "squat jerk" a jerk), alone and joined to the word before it ("pull
-// up" is also "pullup"), singular. Trailing numbers are no head: "squat
-// 2" is a squat (and numbered names would each add one).
+// up" is also "pullup"), singular. A particle is no head alone: a sit-up
+// is no pull-up. Trailing numbers are no head: "squat 2" is a squat (and
+// numbered names would each add one).
 func heads(ws []string) []string {
 	for len(ws) > 1 && isNumber(ws[len(ws)-1]) {
 		ws = ws[:len(ws)-1]
 	}
-	switch n := len(ws); n {
-	case 0:
+	switch n := len(ws); {
+	case n == 0:
 		return nil
-	case 1:
+	case n == 1:
 		return []string{singular(ws[0])}
+	case particles[ws[n-1]]:
+		return []string{singular(ws[n-2] + ws[n-1])}
 	default:
 		return []string{singular(ws[n-1]), singular(ws[n-2] + ws[n-1])}
 	}
 }
+
+// particles end phrasal names ("pull-up", "get-up", "walkover") without
+// saying what the exercise is.
+var particles = map[string]bool{"up": true, "down": true, "over": true, "out": true, "in": true, "off": true, "through": true, "around": true}
 
 // stopWords are left out of a query's required words: "lunge with
 // dumbbells" need not find "with" in a name.

@@ -336,9 +336,15 @@ func (s *searchIndex) headed(units []unit) *roaring.Bitmap {
 	if len(units) == 0 {
 		return empty
 	}
+	// The word before the last unit joins it: "pull up" ends in "pullup".
+	var before []string
+	if len(units) > 1 {
+		prev := units[len(units)-2].alternatives[0]
+		before = prev[len(prev)-1:]
+	}
 	var out []*roaring.Bitmap
 	for _, alt := range units[len(units)-1].alternatives {
-		for _, h := range heads(alt) {
+		for _, h := range heads(append(slices.Clone(before), alt...)) {
 			if b := s.head[h]; b != nil {
 				out = append(out, b)
 			}

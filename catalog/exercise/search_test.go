@@ -249,15 +249,18 @@ func TestSearchRankingHead(t *testing.T) {
 	add("e2", "dumbbell fly", "dumbbell")
 	add("f1", "pull-up hold", "body weight")
 	add("f2", "scapular pull-up", "body weight")
+	add("h1", "l-sit pull-up", "body weight")
+	add("h2", "decline weighted sit-up", "body weight")
 	c := mustNew(t, f)
 	checkRanking(t, c, []rankingCase{
-		{"row", []string{"d2", "d3", "d1"}},    // the head first; then confirmed by the equipment, the shorter name first
-		{"rows", []string{"d2", "d3", "d1"}},   // a plural is the same head
-		{"fly", []string{"e2", "e1"}},          // not a flying knee first, though e1 < e2
-		{"flies", []string{"e2", "e1"}},        //
-		{"pull up", []string{"f2", "f1"}},      // the head's last word
-		{"pullup", []string{"f2", "f1"}},       // the head's last two words joined
-		{"rowing", []string{"d3", "d1", "d2"}}, // "rowing" is its own head; the stem still finds the row
+		{"row", []string{"d2", "d3", "d1"}},     // the head first, then the shorter name ("rowing machine" does not confirm "row")
+		{"rows", []string{"d2", "d3", "d1"}},    // a plural is the same head
+		{"fly", []string{"e2", "e1"}},           // not a flying knee first, though e1 < e2
+		{"flies", []string{"e2", "e1"}},         //
+		{"pull up", []string{"f2", "h1", "f1"}}, // the last two words joined: "up" alone is no head
+		{"pullup", []string{"f2", "h1", "f1"}},  // the same written as one word
+		{"rowing", []string{"d3", "d1", "d2"}},  // "rowing" is its own head; the stem still finds the row
+		{"sit up", []string{"h2", "h1"}},        // a particle is no head alone: a sit-up is no pull-up
 	})
 }
 
