@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -121,14 +122,16 @@ func TestSearchHeads(t *testing.T) {
 	for _, x := range catalogue(t).Exercises {
 		count[lastWord(x.Name)]++
 	}
-	// Words that end names without saying what the exercise is, and
-	// "skip", which is also a jump rope (synonyms.txt).
-	skip := map[string]bool{"up": true, "down": true, "over": true, "through": true, "out": true, "in": true, "off": true, "skip": true}
+	// Words that end names without saying what the exercise is; "skip",
+	// which is also a jump rope (synonyms.txt); "ball", an equipment.
+	skip := map[string]bool{"up": true, "down": true, "over": true, "through": true, "out": true, "in": true, "off": true, "skip": true, "ball": true}
 	// A record is of the kind if its name or an alias ends with the word,
-	// perhaps in the plural ("speed punches" for "punch").
+	// perhaps in the plural ("speed punches" for "punch"), before any
+	// phrase a preposition starts ("plank with leg lift").
+	phrase := regexp.MustCompile(` (on|with|to|over|behind|around|into|from|in) .*$`)
 	ofKind := func(x exercise.Exercise, w string) bool {
 		for _, n := range append([]string{x.Name}, x.Aliases...) {
-			if strings.HasPrefix(lastWord(n), w) {
+			if strings.HasPrefix(lastWord(n), w) || strings.HasPrefix(lastWord(phrase.ReplaceAllString(n, "")), w) {
 				return true
 			}
 		}

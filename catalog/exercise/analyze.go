@@ -120,6 +120,25 @@ func heads(ws []string) []string {
 	}
 }
 
+// headPhrase returns the words of a name up to a preposition that starts a
+// phrase after it: a "dumbbell chest press on bosu ball" is a press, a
+// "sandbag over the shoulder" a sandbag toss, a "glute bridge with
+// abduction" a bridge. Prepositions inside hyphenated words
+// ("bent-over", "knee-to-chest") and "of" ("bird of paradise pose") do not
+// count.
+func headPhrase(name string) []string {
+	tokens := strings.Fields(name)
+	for i := 1; i < len(tokens)-1; i++ {
+		if prepositions[strings.ToLower(tokens[i])] {
+			tokens = tokens[:i]
+			break
+		}
+	}
+	return words(strings.Join(tokens, " "))
+}
+
+var prepositions = map[string]bool{"on": true, "with": true, "to": true, "over": true, "behind": true, "around": true, "into": true, "from": true, "in": true}
+
 // particles end phrasal names ("pull-up", "get-up", "walkover") without
 // saying what the exercise is.
 var particles = map[string]bool{"up": true, "down": true, "over": true, "out": true, "in": true, "off": true, "through": true, "around": true}

@@ -49,7 +49,8 @@ type searchIndex struct {
 	// only in an alias. Aliases are few, so this is smaller than a
 	// name-only copy of name.
 	aliasOnly map[string]*roaring.Bitmap
-	// head maps the head of each name proper (see heads) to its records:
+	// head maps the head of each name proper (see heads and headPhrase) to
+	// its records:
 	// a name that ends with what the query ends with ranks first.
 	head map[string]*roaring.Bitmap
 	// words[n] holds the records whose name has n words (at most
@@ -157,10 +158,10 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 			}
 		}
 	}
-	ws := words(x.Name)
-	for _, h := range heads(ws) {
+	for _, h := range heads(headPhrase(x.Name)) {
 		group(s.head, h, pos)
 	}
+	ws := words(x.Name)
 	s.words[min(len(ws), maxNameWords)].Add(pos)
 	if x.Family != "" {
 		s.familySize[x.Family]++

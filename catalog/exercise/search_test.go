@@ -31,6 +31,14 @@ func TestTermsAndQueries(t *testing.T) {
 			t.Errorf("singular(%q) = %q, want %q", w, got, want)
 		}
 	}
+	for name, want := range map[string]string{
+		"dumbbell chest press on bosu ball": "press chestpress", "sandbag over the shoulder": "sandbag", "barbell bent-over row": "row overrow",
+		"bird of paradise pose": "pose paradisepose", "sit-up with twist": "situp", "l-sit pull-up": "pullup", "squat 2": "squat", "plank": "plank",
+	} {
+		if got := strings.Join(heads(headPhrase(name)), " "); got != want {
+			t.Errorf("heads of %q = %q, want %q", name, got, want)
+		}
+	}
 	units := parseQuery("DB press-up with a band")
 	var got []string
 	for _, u := range units {
