@@ -50,8 +50,8 @@ type searchIndex struct {
 	// name-only copy of name.
 	aliasOnly map[string]*roaring.Bitmap
 	// head maps the head of each name proper (see heads and headPhrase) to
-	// its records:
-	// a name that ends with what the query ends with ranks first.
+	// its records: a name that ends with what the query ends with ranks
+	// first.
 	head map[string]*roaring.Bitmap
 	// words[n] holds the records whose name has n words (at most
 	// maxNameWords): a closer name ranks first. Aliases do not count: a
@@ -138,24 +138,12 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		}
 		group(s.keys, key(words(text)), pos)
 	}
-	for i, list := range [][]string{x.SecondaryMuscles, x.Equipments, x.TargetMuscles, x.BodyParts, x.ExerciseTypes, {x.Difficulty}} {
+	for _, v := range x.SecondaryMuscles {
+		s.addField(pos, v, false) // a helper matches, but does not confirm
+	}
+	for _, list := range [][]string{x.Equipments, x.TargetMuscles, x.BodyParts, x.ExerciseTypes, {x.Difficulty}} {
 		for _, v := range list {
-			for _, t := range s.terms(v) {
-				group(s.field, t, pos)
-			}
-			if i == 0 {
-				continue // a secondary muscle matches, but does not confirm
-			}
-			ws, ok := s.singulars[v]
-			if !ok {
-				for _, w := range written(v) {
-					ws = append(ws, singular(w))
-				}
-				s.singulars[v] = ws // vocabularies are small
-			}
-			for _, w := range ws {
-				group(s.fieldWritten, w, pos)
-			}
+			s.addField(pos, v, true)
 		}
 	}
 	for _, h := range heads(headPhrase(x.Name)) {
@@ -168,6 +156,27 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		if x.Standard {
 			s.standardOf[x.Family] = pos
 		}
+	}
+}
+
+// addField indexes the vocabulary value v of the record at pos, and with
+// confirms, its written words too.
+func (s *searchIndex) addField(pos uint32, v string, confirms bool) {
+	for _, t := range s.terms(v) {
+		group(s.field, t, pos)
+	}
+	if !confirms {
+		return
+	}
+	ws, ok := s.singulars[v]
+	if !ok {
+		for _, w := range written(v) {
+			ws = append(ws, singular(w))
+		}
+		s.singulars[v] = ws // vocabularies are small
+	}
+	for _, w := range ws {
+		group(s.fieldWritten, w, pos)
 	}
 }
 
@@ -265,10 +274,10 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	}
 	every := combine(ms, and)
 	all := roaring.And(every.anywhere, set)
-	// A tier of every word in the name is split twice. First by the
-	// head: the records whose name ends with the query's last word. Then
-	// the words that name equipment, a muscle, a body part, a type or a
-	// difficulty are confirmed when the record's fields have them too:
+	// Every tier but the whole-name ones (1 and 3) is split twice. First
+	// by the head: the records whose name ends with the query's last word.
+	// Then the words that name equipment, a muscle, a body part, a type or
+	// a difficulty are confirmed when the record's fields have them too:
 	// "chest dumbbell" is a dumbbell exercise for the chest before it is a
 	// "chest-supported dumbbell row".
 	headed := roaring.And(all, s.headed(units))
