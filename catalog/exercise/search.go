@@ -474,7 +474,8 @@ func (s *searchIndex) word(w string, prefix, others, correct bool) matches {
 	if prefix && (len(w) >= 2 || others) {
 		loose = append(loose, s.prefixed(w)...)
 	}
-	for _, l := range loose {
+	for _, c := range loose {
+		l := s.surface[c]
 		if l == t {
 			continue // a prefix of itself
 		}
@@ -483,7 +484,7 @@ func (s *searchIndex) word(w string, prefix, others, correct bool) matches {
 		names = append(names, orEmpty(s.name[l]))
 		fields = append(fields, orEmpty(s.field[l]))
 		if !known {
-			confirms = append(confirms, orEmpty(s.field[l]))
+			confirms = append(confirms, orEmpty(s.fieldWritten[singular(c)]))
 		}
 		owns = append(owns, s.ownName(l))
 	}
@@ -513,17 +514,17 @@ func (s *searchIndex) ownName(t string) *roaring.Bitmap {
 	return orEmpty(s.name[t])
 }
 
-// maxPrefixTerms bounds the terms a prefix expands to.
+// maxPrefixTerms bounds the written words a prefix expands to.
 const maxPrefixTerms = 512
 
-// prefixed returns the terms of the written words that start with w.
+// prefixed returns the written words that start with w.
 func (s *searchIndex) prefixed(w string) []string {
 	i := sort.SearchStrings(s.sorted, w)
-	var out []string
-	for ; i < len(s.sorted) && strings.HasPrefix(s.sorted[i], w) && len(out) < maxPrefixTerms; i++ {
-		out = append(out, s.surface[s.sorted[i]])
+	j := i
+	for j < len(s.sorted) && strings.HasPrefix(s.sorted[j], w) && j-i < maxPrefixTerms {
+		j++
 	}
-	return out
+	return s.sorted[i:j]
 }
 
 // allowedTypos is how many edits a word of n letters may be off by: none
@@ -540,7 +541,7 @@ func allowedTypos(n int, others bool) int {
 	}
 }
 
-// similar returns the terms of the written words within allowedTypos of
+// similar returns the written words within allowedTypos of
 // w (insertions, deletions, substitutions and swaps of neighbours).
 func (s *searchIndex) similar(w string, others bool) []string {
 	k := allowedTypos(len(w), others)
@@ -556,7 +557,7 @@ func (s *searchIndex) similar(w string, others bool) []string {
 				continue
 			}
 			if editDistance(w, cand, k) <= k {
-				out = append(out, s.surface[cand])
+				out = append(out, cand)
 			}
 		}
 	}
@@ -664,7 +665,9 @@ func (s *searchIndex) queryKeys(units []unit, corrected bool) []string {
 			parts = append(parts, key(alt))
 		}
 		if w := u.alternatives[0]; corrected && len(u.alternatives) == 1 && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
-			parts = append(parts, s.similar(w[0], len(units) > 1)...)
+			for _, c := range s.similar(w[0], len(units) > 1) {
+				parts = append(parts, s.surface[c])
+			}
 		}
 		var next []string
 		for _, k := range keys {
