@@ -1,7 +1,6 @@
 package pgtest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -10,12 +9,13 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/exercisedb/exercisedb/internal/testlog"
 )
 
 // Server is a PostgreSQL server of one test's own, in a temporary data
@@ -31,24 +31,7 @@ type Server struct {
 	cred *syscall.Credential
 	cmd  *exec.Cmd
 	done chan error
-	log  lockedBuffer // the server's log, shown if the test fails
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log  testlog.Buffer // the server's log, shown if the test fails
 }
 
 // NewServer initialises and starts a private server on a free port; it is
