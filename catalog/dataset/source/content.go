@@ -16,9 +16,11 @@ import (
 //   - {name} is the variant's name;
 //   - any other {slot} is the variant's slots[slot], else the family's
 //     slots[slot];
-//   - a step that is nothing but one {slot} is left out when neither sets
-//     the slot (an optional step, such as a pause only some variants have);
-//     a slot inside a sentence must be set.
+//   - a step or tip that is nothing but one {slot} is left out when neither
+//     sets the slot, or when the slot's text is empty (an optional step,
+//     such as a pause only some variants have, or a family tip that a
+//     variant turns off with slot: ""); a slot inside a sentence must be
+//     set.
 //
 // A variant's about sentence follows the family's description; its tips come
 // before the family's; its description or instructions, when set, replace
@@ -48,7 +50,8 @@ func (b *builder) content(where string, f *Family, v *Variant, x *exercise.Exerc
 	used := map[string]bool{}
 	fill := func(field, tmpl string, optional bool) (string, bool) {
 		if m := slotPattern.FindStringSubmatch(tmpl); optional && m != nil && m[0] == strings.TrimSpace(tmpl) {
-			if _, ok := slot(f, v, m[1]); !ok {
+			used[m[1]] = true
+			if text, ok := slot(f, v, m[1]); !ok || text == "" {
 				return "", false
 			}
 		}
@@ -94,8 +97,9 @@ func (b *builder) content(where string, f *Family, v *Variant, x *exercise.Exerc
 	}
 	x.Tips = []string{}
 	for i, t := range append(append([]string{}, v.Tips...), f.Tips...) {
-		s, _ := fill(fmt.Sprintf("tips[%d]", i), t, false)
-		x.Tips = append(x.Tips, s)
+		if s, ok := fill(fmt.Sprintf("tips[%d]", i), t, true); ok {
+			x.Tips = append(x.Tips, s)
+		}
 	}
 	x.Aliases = append([]string{}, v.Aliases...)
 	// A variant slot no template mentions is a typo (or left over).

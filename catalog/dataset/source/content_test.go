@@ -57,6 +57,23 @@ func TestContentRendering(t *testing.T) {
 	}
 }
 
+// TestContentOptionalTip: a tip that is only a slot is a family default that
+// a variant turns off by setting the slot to "".
+func TestContentOptionalTip(t *testing.T) {
+	src := strings.NewReplacer(
+		"    pull: Pull the {load} to your waist.\n", "    pull: Pull the {load} to your waist.\n    hinge: Hinge at the hips, not the waist.\n",
+		"    - Keep your back flat.\n", "    - Keep your back flat.\n    - \"{hinge}\"\n",
+		`pause: "Pause with the bar at your waist, then lower it."}`, `pause: "Pause with the bar at your waist, then lower it.", hinge: ""}`,
+	).Replace(testRow)
+	f := generate(t, testSource(t, map[string]string{"families/row.yaml": src}))
+	if got, want := byName(t, f, "barbell row").Tips, []string{"Brace first.", "Keep your back flat.", "Hinge at the hips, not the waist."}; !slices.Equal(got, want) {
+		t.Errorf("barbell row tips %q, want %q", got, want)
+	}
+	if got, want := byName(t, f, "paused barbell row").Tips, []string{"Keep your back flat."}; !slices.Equal(got, want) {
+		t.Errorf("paused barbell row tips (hinge turned off) %q, want %q", got, want)
+	}
+}
+
 func TestContentRejects(t *testing.T) {
 	row := func(old, new string) map[string]string {
 		if !strings.Contains(testRow, old) {
