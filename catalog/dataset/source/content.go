@@ -39,6 +39,59 @@ func capitalize(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
+// proseWords are the words of exercise names that prose spells with capitals:
+// proper nouns (people, places, peoples, brands) and abbreviations. Names
+// themselves stay lower case (they are the API's canonical form); {name} in
+// a text is written with these spellings, and with letter words in capitals
+// (see proseName).
+var proseWords = map[string]string{
+	"american": "American", "arnold": "Arnold", "aztec": "Aztec", "bayesian": "Bayesian",
+	"bharadvaja's": "Bharadvaja's", "bosu": "BOSU", "bradford": "Bradford", "bulgarian": "Bulgarian",
+	"california": "California", "charleston": "Charleston", "copenhagen": "Copenhagen",
+	"cossack": "Cossack", "cuban": "Cuban", "d1": "D1", "d2": "D2", "dimel": "Dimel",
+	"egyptian": "Egyptian", "ez": "EZ", "frankenstein": "Frankenstein", "german": "German",
+	"ghd": "GHD", "granby": "Granby", "hatfield": "Hatfield", "heisman": "Heisman", "helms": "Helms",
+	"hindu": "Hindu", "it": "IT", "janda": "Janda", "jefferson": "Jefferson", "jm": "JM",
+	"kas": "KAS", "korean": "Korean", "kroc": "Kroc", "larsen": "Larsen", "lu": "Lu",
+	"marichi's": "Marichi's", "mcgill": "McGill", "meadows": "Meadows", "nordic": "Nordic",
+	"pallof": "Pallof", "pendlay": "Pendlay", "petersen": "Petersen", "pilates": "Pilates",
+	"poliquin": "Poliquin", "rkc": "RKC", "roman": "Roman", "romanian": "Romanian",
+	"russian": "Russian", "smith": "Smith", "sots": "Sots", "spanish": "Spanish",
+	"spiderman": "Spiderman", "spoto": "Spoto", "superman": "Superman", "svend": "Svend",
+	"swiss": "Swiss", "tate": "Tate", "thomas": "Thomas", "turkish": "Turkish",
+	"viking": "Viking", "yates": "Yates", "zercher": "Zercher", "zottman": "Zottman",
+}
+
+// proseName is how {name} is written in a text: the canonical name with the
+// spellings of proseWords, and with letter words in capitals: a single
+// letter ("z press", "warrior i pose", the last word of "sun salutation a";
+// a lone "a" elsewhere is the article), a single letter joined by hyphens
+// ("l-sit", "t-bar row", "i-y-t raise") and the numerals "ii" and "iii".
+func proseName(name string) string {
+	ws := strings.Split(name, " ")
+	for i, w := range ws {
+		switch {
+		case proseWords[w] != "":
+			ws[i] = proseWords[w]
+		case w == "ii" || w == "iii":
+			ws[i] = strings.ToUpper(w)
+		case w == "a":
+			if i == len(ws)-1 {
+				ws[i] = "A"
+			}
+		default:
+			parts := strings.Split(w, "-")
+			for j, p := range parts {
+				if len(p) == 1 && p[0] >= 'a' && p[0] <= 'z' {
+					parts[j] = strings.ToUpper(p)
+				}
+			}
+			ws[i] = strings.Join(parts, "-")
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
 // content renders the content of variant v of family f into x and reports
 // structural problems (counts, empty or unfinished sentences, unset and
 // unused slots). With partial set, a variant of a family that has no
@@ -64,7 +117,7 @@ func (b *builder) content(where string, f *Family, v *Variant, x *exercise.Exerc
 			out = slotPattern.ReplaceAllStringFunc(out, func(s string) string {
 				name := s[1 : len(s)-1]
 				if name == "name" {
-					return v.Name
+					return proseName(v.Name)
 				}
 				used[name] = true
 				text, ok := slot(f, v, name)

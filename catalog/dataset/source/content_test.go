@@ -162,3 +162,26 @@ func TestLint(t *testing.T) {
 		}
 	})
 }
+
+func TestProseName(t *testing.T) {
+	for name, want := range map[string]string{
+		"romanian deadlift":           "Romanian deadlift",
+		"jm press":                    "JM press",
+		"ez bar curl":                 "EZ bar curl",
+		"t-bar row":                   "T-bar row",
+		"warrior i pose":              "warrior I pose",
+		"warrior iii pose":            "warrior III pose",
+		"sun salutation a":            "sun salutation A",
+		"pilates rolling like a ball": "Pilates rolling like a ball",
+		"l-sit pull-up":               "L-sit pull-up",
+		"dumbbell i-y-t raise":        "dumbbell I-Y-T raise",
+		"smith machine bench press":   "Smith machine bench press",
+		"standing it band stretch":    "standing IT band stretch",
+		"barbell bench press":         "barbell bench press",
+		"90/90 hip switch":            "90/90 hip switch",
+	} {
+		if got := proseName(name); got != want {
+			t.Errorf("proseName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
