@@ -103,13 +103,28 @@ func (b *builder) family(f *Family) {
 	if len(f.Variants) == 0 {
 		b.problems.add("%s: variants: none", where)
 	}
+	standard := 0
 	for i := range f.Variants {
-		b.variant(f, &f.Variants[i], i == 0)
+		v := &f.Variants[i]
+		if !v.Standard {
+			continue
+		}
+		switch prev := &f.Variants[standard]; {
+		case prev.Standard && prev != v:
+			b.problems.add("%s: %q: standard: the family's standard form is already %q at %s; mark one variant", v.Pos, v.Name, prev.Name, prev.Pos)
+		case i == 0:
+			b.problems.add("%s: %q: standard: the first variant is the standard form without it; remove it", v.Pos, v.Name)
+		default:
+			standard = i
+		}
+	}
+	for i := range f.Variants {
+		b.variant(f, &f.Variants[i], i == standard)
 	}
 }
 
-// variant adds the record of v; the first variant of a family is its
-// standard form.
+// variant adds the record of v; standard tells whether it is its family's
+// standard form: the variant marked standard, else the first.
 func (b *builder) variant(f *Family, v *Variant, standard bool) {
 	where := fmt.Sprintf("%s: %q", v.Pos, v.Name)
 	b.checkName(where, v)

@@ -8,9 +8,9 @@
 // equipments, so that each record is written out by a person rather than
 // produced by a cross product. The generator derives the rest: the id from
 // the name (unless a variant pins it), the body parts from the target
-// muscles, the media key from the id, and the standard form: the first
-// variant of a family is the version its plain name means. ../README.md
-// describes the format.
+// muscles, the media key from the id, and the standard form, the version
+// the family's plain name means: the variant marked standard, else the
+// first. ../README.md describes the format.
 //
 // Reading is strict: an unknown key is an error naming the file and the line,
 // and so is every value outside the declared vocabularies, a duplicate name

@@ -68,7 +68,13 @@ type Variant struct {
 	Name string `yaml:"name"`
 	// ID, if set, replaces the id derived from Name. It exists so that an
 	// exercise keeps its id when it is renamed: set it to the old id.
-	ID         string   `yaml:"id"`
+	ID string `yaml:"id"`
+	// Standard marks the family's standard form, the version its plain
+	// name means, when that is not the first variant: a progression lists
+	// its variants easiest first, and its plain-named hold is not the
+	// easiest. At most one variant of a family sets it; when none does,
+	// the first variant is the standard form.
+	Standard   bool     `yaml:"standard"`
 	Equipments []string `yaml:"equipments"`
 	Difficulty string   `yaml:"difficulty"`
 	// The override lists replace the family's list when present. nil

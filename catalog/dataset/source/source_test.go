@@ -349,3 +349,36 @@ func TestBuildCapsReport(t *testing.T) {
 		t.Errorf("error has %d lines, want %d", n+1, maxProblems+1)
 	}
 }
+
+// TestStandardForm: the first variant is the family's standard form unless
+// one variant is marked standard; marking two, or the first, is an error.
+func TestStandardForm(t *testing.T) {
+	press := func(old, new string) fstest.MapFS {
+		t.Helper()
+		if !strings.Contains(testPress, old) {
+			t.Fatalf("%q is not in testPress", old)
+		}
+		return testSource(t, map[string]string{"families/press.yaml": strings.Replace(testPress, old, new, 1)})
+	}
+	standards := func(f *exercise.File) []string {
+		var names []string
+		for _, x := range f.Exercises {
+			if x.Standard {
+				names = append(names, x.Name)
+			}
+		}
+		return names
+	}
+	if got := standards(generate(t, testSource(t, nil))); !slices.Equal(got, []string{"barbell bench press"}) {
+		t.Errorf("unmarked: standard forms %q, want the first variant", got)
+	}
+	marked := press("{name: push-up, equipments: [body weight]}", "{name: push-up, equipments: [body weight], standard: true}")
+	if got := standards(generate(t, marked)); !slices.Equal(got, []string{"push-up"}) {
+		t.Errorf("marked: standard forms %q, want the marked variant", got)
+	}
+	_, _, err := Generate(press("difficulty: intermediate}\n    - {name: push-up, equipments: [body weight]}",
+		"difficulty: intermediate}\n    - {name: push-up, equipments: [body weight], standard: true}\n    - {name: dip, equipments: [body weight], standard: true}"))
+	wantError(t, err, `"dip": standard: the family's standard form is already "push-up" at families/press.yaml:12`)
+	_, _, err = Generate(press("difficulty: intermediate}", "difficulty: intermediate, standard: true}"))
+	wantError(t, err, `"barbell bench press": standard: the first variant is the standard form without it`)
+}
