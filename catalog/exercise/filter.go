@@ -3,11 +3,13 @@ package exercise
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
-// MaxNameLength bounds the name search text.
+// MaxNameLength bounds the name search text, in characters.
 const MaxNameLength = 100
 
 // Filter selects exercises. Values within one field are alternatives (any
@@ -96,11 +98,10 @@ func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) (*roaring.Bitmap, str
 		key.WriteString(strings.Join(names, ","))
 		key.WriteByte(';')
 	}
-	name := SearchKey(f.Name)
-	if len(f.Name) > MaxNameLength {
-		bad.add(FieldName, f.Name, "is longer than %d characters", MaxNameLength)
+	if !checkName(f.Name, bad) {
 		return nil, ""
 	}
+	name := SearchKey(f.Name)
 	if len(bad.Violations) > 0 {
 		return nil, ""
 	}
@@ -119,6 +120,28 @@ func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) (*roaring.Bitmap, str
 	b := c.compute(groups, name)
 	c.resolved.Add(k, b)
 	return b, k
+}
+
+// checkName reports what makes a name search unusable, and reports whether
+// it is usable: not valid UTF-8, longer than MaxNameLength characters,
+// control characters, or no letter or digit to match. A name of spaces
+// only is blank, and counts as absent, as a blank filter value does; a
+// name of other characters only (punctuation, emoji) would match every
+// exercise, so it is refused rather than return the catalogue unfiltered.
+func checkName(name string, bad *ArgumentError) bool {
+	switch {
+	case !utf8.ValidString(name):
+		bad.add(FieldName, name, "is not valid UTF-8")
+	case utf8.RuneCountInString(name) > MaxNameLength:
+		bad.add(FieldName, name, "is longer than %d characters", MaxNameLength)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		bad.add(FieldName, name, "contains control characters")
+	case strings.TrimSpace(name) != "" && SearchKey(name) == "":
+		bad.add(FieldName, name, "has no letters or digits to match")
+	default:
+		return true
+	}
+	return false
 }
 
 // compute intersects the unions of groups with the name matches.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,6 +72,8 @@ func TestListCursorRules(t *testing.T) {
 		{name: "name search spaced", filter: Filter{Name: "PULL up 12"}, want: []string{"a12"}, total: 1},
 		{name: "name no match", filter: Filter{Name: "squat"}, want: []string{}, total: 0},
 		{name: "name of two letters", filter: Filter{Name: "p1"}, want: []string{"a01", "a10", "a11", "a12"}, total: 4},
+		{name: "name of 100 characters, not bytes", filter: Filter{Name: strings.Repeat("é", MaxNameLength)}, want: []string{}, total: 0},
+		{name: "blank name is absent", filter: Filter{Name: "  "}, req: PageRequest{Limit: 2}, want: []string{"a01", "a02"}, total: 12, hasNext: true, next: "a02"},
 		{name: "cap inside the page", req: PageRequest{RecordCap: 4}, want: []string{"a01", "a02", "a03", "a04"}, total: 4},
 		{name: "cap at the page edge", req: PageRequest{Limit: 4, RecordCap: 8, After: "a04"}, want: []string{"a05", "a06", "a07", "a08"}, total: 8, hasPrev: true, prev: "a05"},
 		{name: "cap one past the page edge", req: PageRequest{Limit: 4, RecordCap: 9, After: "a04"}, want: []string{"a05", "a06", "a07", "a08"}, total: 9, hasNext: true, next: "a08", hasPrev: true, prev: "a05"},
@@ -130,6 +133,13 @@ func TestListErrors(t *testing.T) {
 		{name: "muscle vocabulary", filter: Filter{SecondaryMuscles: []string{"abs"}}, want: []FieldError{{FieldSecondaryMuscles, "abs", "is not a known muscle"}}},
 		{name: "every problem at once", filter: Filter{ExerciseTypes: []string{"zumba"}}, req: PageRequest{Limit: 200, After: "nope"},
 			want: []FieldError{{FieldLimit, "200", "must be between 1 and 100"}, {FieldAfter, "nope", "names no exercise"}, {FieldExerciseTypes, "zumba", "is not a known exercise type"}}},
+		{name: "name of invalid UTF-8", filter: Filter{Name: "\xff\xfe"}, want: []FieldError{{FieldName, "\xff\xfe", "is not valid UTF-8"}}},
+		{name: "name with NUL", filter: Filter{Name: "\x00"}, want: []FieldError{{FieldName, "\x00", "contains control characters"}}},
+		{name: "name with a control character", filter: Filter{Name: "\x01pull"}, want: []FieldError{{FieldName, "\x01pull", "contains control characters"}}},
+		{name: "name of an emoji", filter: Filter{Name: "\U0001F4AA"}, want: []FieldError{{FieldName, "\U0001F4AA", "has no letters or digits to match"}}},
+		{name: "name of punctuation", filter: Filter{Name: " -- "}, want: []FieldError{{FieldName, " -- ", "has no letters or digits to match"}}},
+		{name: "name over 100 characters", filter: Filter{Name: strings.Repeat("é", MaxNameLength+1)},
+			want: []FieldError{{FieldName, strings.Repeat("é", MaxNameLength+1), "is longer than 100 characters"}}},
 		{name: "after beyond the cap", req: PageRequest{RecordCap: 4, After: "a05"}, cap: &CapError{FieldAfter, "a05", 4}},
 		{name: "before beyond the cap", filter: Filter{BodyParts: []string{"back"}}, req: PageRequest{RecordCap: 2, Before: "a05"}, cap: &CapError{FieldBefore, "a05", 2}},
 	}

@@ -190,6 +190,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		{name: "unknown-cursor", req: request{path: "/api/v1/exercises?after=zzzzzzzz", keyID: "key_pro"}, status: 400},
 		{name: "malformed-cursor", req: request{path: "/api/v1/exercises?before=a%2Fb", keyID: "key_pro"}, status: 400, refused: true},
 		{name: "long-cursor", req: request{path: "/api/v1/exercises?before=" + strings.Repeat("a", 33), keyID: "key_pro"}, status: 400, refused: true},
+		{name: "name-100-characters", req: request{path: "/api/v1/exercises?name=" + strings.Repeat("%C3%A9", 100), keyID: "key_pro"}, status: 200},
+		{name: "long-name-characters", req: request{path: "/api/v1/exercises?name=" + strings.Repeat("%C3%A9", 101), keyID: "key_pro"}, status: 400, refused: true},
 		{name: "long-name", req: request{path: "/api/v1/exercises?name=" + strings.Repeat("a", 101), keyID: "key_pro"}, status: 400, refused: true},
 		{name: "unknown-values", req: request{path: "/api/v1/exercises?bodyParts=chest,chst&difficulty=expert", keyID: "key_pro"}, status: 400},
 		{name: "malformed-query", req: request{path: "/api/v1/exercises?bodyParts=%zz", keyID: "key_pro"}, status: 400},
