@@ -147,6 +147,12 @@ func TestLint(t *testing.T) {
 			}
 		})
 	}
+	t.Run("body weight need not be named", func(t *testing.T) {
+		in := strings.Replace(testRow, "equipments: [barbell]\n      aliases", "equipments: [barbell, body weight]\n      aliases", 1)
+		if got := lint(in); len(got) != 0 {
+			t.Fatalf("lint %q, want no problem", got)
+		}
+	})
 	t.Run("step shared by more than 20 records", func(t *testing.T) {
 		var b strings.Builder
 		b.WriteString(strings.Split(testRow, "  variants:\n")[0])

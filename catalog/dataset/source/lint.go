@@ -19,7 +19,9 @@ const MaxStepRepeats = 20
 //
 //   - a record without content;
 //   - an equipment of the record that its description and instructions
-//     never name (outside the exercise's name itself);
+//     never name (outside the exercise's name itself), except body weight,
+//     which a text need not name: with no other load it goes without
+//     saying, and next to support apparatus the apparatus is named;
 //   - a word of the name that sets the variant apart from the rest of its
 //     family ("incline", "single-arm", "paused") that its text never uses
 //     outside the name itself;
@@ -49,7 +51,7 @@ func Lint(s *Source, records []exercise.Exercise, only func(file string) bool) [
 			all := strings.Join(append(append([]string{x.Description}, x.Instructions...), x.Tips...), " ")
 			text := words(strings.ReplaceAll(strings.ToLower(all), v.Name, " "))
 			for _, e := range x.Equipments {
-				if !mentionsEquipment(text, e) {
+				if e != bodyWeight && !mentionsEquipment(text, e) {
 					out = append(out, fmt.Sprintf("%s: never names its equipment %q outside the name", where, e))
 				}
 			}
@@ -107,6 +109,9 @@ var stopWords = map[string]bool{
 	"a": true, "an": true, "and": true, "the": true, "on": true, "to": true, "with": true,
 	"of": true, "in": true, "for": true, "from": true, "at": true, "or": true, "up": true,
 }
+
+// bodyWeight is the equipment a text need not name.
+const bodyWeight = "body weight"
 
 // equipmentWords are how a text may name an equipment besides its name.
 var equipmentWords = map[string][]string{
