@@ -153,6 +153,12 @@ func TestLint(t *testing.T) {
 			t.Fatalf("lint %q, want no problem", got)
 		}
 	})
+	t.Run("a plain synonym sets the variant apart", func(t *testing.T) {
+		in := testRow + "    - {name: single-arm barbell row, equipments: [barbell], slots: {setup: Hinge forward over the barbell and hold it with one arm., load: bar}}\n"
+		if got := lint(in); len(got) != 0 {
+			t.Fatalf("lint %q, want \"one arm\" to stand for single-arm", got)
+		}
+	})
 	t.Run("step shared by more than 20 records", func(t *testing.T) {
 		var b strings.Builder
 		b.WriteString(strings.Split(testRow, "  variants:\n")[0])

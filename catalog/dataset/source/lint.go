@@ -24,7 +24,8 @@ const MaxStepRepeats = 20
 //     saying, and next to support apparatus the apparatus is named;
 //   - a word of the name that sets the variant apart from the rest of its
 //     family ("incline", "single-arm", "paused") that its text never uses
-//     outside the name itself;
+//     outside the name itself, by the word or a plain synonym of it
+//     (wordSynonyms: "one arm" for single-arm);
 //   - an instruction used verbatim by more than MaxStepRepeats records.
 func Lint(s *Source, records []exercise.Exercise, only func(file string) bool) []string {
 	var out []string
@@ -56,7 +57,7 @@ func Lint(s *Source, records []exercise.Exercise, only func(file string) bool) [
 				}
 			}
 			for _, w := range distinguishing(v, common) {
-				if !mentions(text, w) {
+				if !mentionsWord(text, w) {
 					out = append(out, fmt.Sprintf("%s: never uses %q, which sets it apart in its family, outside the name", where, w))
 				}
 			}
@@ -148,6 +149,32 @@ func mentionsEquipment(text, equipment string) bool {
 	}
 	for _, w := range equipmentWords[equipment] {
 		if mentions(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordSynonyms are the plain words a text may use for a word of a name:
+// "one arm" for single-arm, "to the side" for lateral, "backwards" for
+// reverse.
+var wordSynonyms = map[string][]string{
+	"single":   {"one"},
+	"one":      {"single"},
+	"lateral":  {"side", "sideways"},
+	"side":     {"lateral", "sideways"},
+	"reverse":  {"backward", "backwards"},
+	"backward": {"reverse", "backwards"},
+}
+
+// mentionsWord reports whether text holds the word w of a name or one of
+// its wordSynonyms.
+func mentionsWord(text, w string) bool {
+	if mentions(text, w) {
+		return true
+	}
+	for _, s := range wordSynonyms[w] {
+		if mentions(text, s) {
 			return true
 		}
 	}
