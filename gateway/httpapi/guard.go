@@ -34,7 +34,9 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 			err = a.authenticate(c, st)
 		}
 		if err == nil {
-			err = a.authorize(st, op)
+			if err = a.authorize(st, op); err != nil && st.plan != nil {
+				a.showLimits(c, st)
+			}
 		}
 		if err == nil && !op.Free() {
 			err = a.takeLimits(c, st)
@@ -151,6 +153,23 @@ func (a *api) takeLimits(c *gin.Context, st *state) error {
 		return e
 	}
 	return nil
+}
+
+// showLimits sets the limit headers of a request its plan refuses before
+// the limits are consulted (an operation the plan lacks): SPEC.md wants them
+// on every authenticated response of a limited plan, and refused requests
+// are not counted, so they are read, not taken. A store that cannot be
+// read leaves them out rather than turn the 403 into a 503; its outage is
+// logged by the store.
+func (a *api) showLimits(c *gin.Context, st *state) {
+	p := st.plan
+	peeker, ok := a.Limits.(limit.Peeker)
+	if !p.Limited() || !ok {
+		return
+	}
+	if d, err := peeker.Peek(c, st.subject(), p.Rate, p.Quota); err == nil {
+		a.limitHeaders(c.Writer.Header(), p, d)
+	}
 }
 
 // refusal explains a 429 in terms of the plan.

@@ -47,14 +47,11 @@ type (
 func (st *state) subject() string { return st.product.Name + "/" + st.key.ID }
 
 // usage answers the caller's own figures: its limits as they stand, read
-// without taking from them (the guard counted nothing either), and its
-// requests today and this month (UTC) from the meter. Never cached: the
-// figures change with every request.
+// without taking from them (the guard counted nothing either) and sent in
+// the rate limit headers as well as the body, and its requests today and
+// this month (UTC) from the meter. Never cached: the figures change with
+// every request.
 func (a *api) usage(c *gin.Context) {
-	if err := noQuery(c.Request.URL.RawQuery); err != nil {
-		a.fail(c, err)
-		return
-	}
 	st := stateOf(c)
 	p := st.plan
 	data := usageJSON{Product: st.product.Name, Plan: p.Name}
@@ -73,12 +70,19 @@ func (a *api) usage(c *gin.Context) {
 			a.fail(c, apierror.Unavailable(time.Second, err, "Your limits cannot be read right now; retry in a second."))
 			return
 		}
+		a.limitHeaders(c.Writer.Header(), p, d)
 		if r := d.Rate; r != nil {
 			data.Rate = &rateJSON{Limit: r.Limit, Remaining: r.Remaining, ResetSeconds: limit.Seconds(r.Reset)}
 		}
 		if q := d.Quota; q != nil {
 			data.Quota = &quotaJSON{Limit: q.Limit, Used: max(q.Limit-q.Remaining, 0), Remaining: q.Remaining, ResetSeconds: limit.Seconds(q.Reset)}
 		}
+	}
+	// After the limits are read, as the order of checks puts the query
+	// last, so that a 400 carries their headers too.
+	if err := noQuery(c.Request.URL.RawQuery); err != nil {
+		a.fail(c, err)
+		return
 	}
 	if a.Usage != nil {
 		today, month, err := a.Usage.Totals(c, st.key.ID, st.product.Name, st.key.CreatedAt)

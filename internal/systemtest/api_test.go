@@ -61,6 +61,7 @@ func TestAPI(t *testing.T) {
 		{name: "bodyparts", req: request{path: "/api/v1/bodyparts", keyID: "key_pro"}},
 		{name: "muscles", req: request{path: "/api/v1/muscles", keyID: "key_basic"}},
 		{name: "equipments", req: request{path: "/api/v1/equipments", keyID: "key_mega"}},
+		{name: "usage-limited", req: request{path: "/api/v1/usage", keyID: "key_basic"}},
 		{name: "liveness", req: request{path: "/api/v1/liveness", keyID: "key_mega"}},
 		{name: "head", req: request{method: "HEAD", path: "/api/v1/bodyparts", keyID: "key_mega"}},
 		{name: "host-header-resolves-product", req: request{path: "/api/v1/exercisetypes", keyID: "key_video", host: "-", headers: map[string]string{"Host": "VIDEO.example.test:443"}}},

@@ -54,7 +54,10 @@ func TestUsageTakesNothing(t *testing.T) {
 		if u.Data.Rate == nil || u.Data.Rate.Remaining != 5 || u.Data.Quota == nil || u.Data.Quota.Used != 0 {
 			t.Fatalf("usage before any request: %+v", u.Data)
 		}
-		if h.Get("Cache-Control") != "no-store" || h.Get("ETag") != "" || h.Get("X-RateLimit-Remaining") != "" {
+		// The limit headers, as on every authenticated response of a
+		// limited plan, say what the body says.
+		if h.Get("Cache-Control") != "no-store" || h.Get("ETag") != "" ||
+			h.Get("X-RateLimit-Limit") != "5" || h.Get("X-RateLimit-Remaining") != "5" || h.Get("X-RateLimit-Requests-Remaining") != "1000" {
 			t.Fatalf("usage headers: %v", h)
 		}
 	}
