@@ -98,6 +98,15 @@ func singular(w string) string {
 	return w
 }
 
+// singularPhrase joins the singulars of words with spaces.
+func singularPhrase(ws []string) string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = singular(w)
+	}
+	return strings.Join(out, " ")
+}
+
 // heads returns the forms of the head of a phrase of words, its last word
 // (in English, what a compound name is: a "goblet squat" is a squat, a
 // "squat jerk" a jerk), alone and joined to the word before it ("pull
@@ -144,10 +153,11 @@ var prepositions = map[string]bool{"on": true, "with": true, "to": true, "over":
 var particles = map[string]bool{"up": true, "down": true, "over": true, "out": true, "in": true, "off": true, "through": true, "around": true}
 
 // stopWords are left out of a query's required words: "lunge with
-// dumbbells" need not find "with" in a name.
+// dumbbells" need not find "with" in a name, nor "leg day" "day".
 var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "with": true, "on": true, "for": true, "of": true,
 	"and": true, "to": true, "in": true, "using": true, "at": true, "exercise": true, "exercises": true,
+	"workout": true, "workouts": true, "day": true, "variation": true, "variations": true,
 }
 
 //go:embed synonyms.txt
@@ -196,31 +206,38 @@ type unit struct {
 	last         bool
 }
 
-// parseQuery splits a query into units, the longest synonym phrases first.
+// parseQuery splits a query into units, the longest synonym phrases
+// first: a phrase may hold a stop word ("exercise ball"), which alone is
+// left out.
 func parseQuery(q string) []unit {
 	ws := words(q)
-	var content []string
-	for _, w := range ws {
-		if !stopWords[w] {
-			content = append(content, w)
-		}
+	if !slices.ContainsFunc(ws, func(w string) bool { return !stopWords[w] }) {
+		return parseWords(ws, nil) // a query of stop words only looks for them
 	}
-	if len(content) == 0 {
-		content = ws // a query of stop words only looks for them
-	}
+	return parseWords(ws, stopWords)
+}
+
+func parseWords(ws []string, skip map[string]bool) []unit {
 	var out []unit
-	for i := 0; i < len(content); {
-		n := min(maxSynonymWords, len(content)-i)
+	for i := 0; i < len(ws); {
+		n := min(maxSynonymWords, len(ws)-i)
 		for ; n > 1; n-- {
-			if _, ok := synonyms[stemmed(content[i:i+n])]; ok {
+			if _, ok := synonyms[stemmed(ws[i:i+n])]; ok {
 				break
 			}
 		}
-		phrase := content[i : i+n]
-		u := unit{alternatives: [][]string{phrase}, last: i+n == len(content)}
+		phrase := ws[i : i+n]
+		i += n
+		if n == 1 && skip[phrase[0]] {
+			continue
+		}
+		u := unit{alternatives: [][]string{phrase}}
 		u.alternatives = append(u.alternatives, synonyms[stemmed(phrase)]...)
 		out = append(out, u)
-		i += n
+	}
+	// The last unit may be typed so far, unless stop words follow it.
+	if len(out) > 0 && len(ws) > 0 && !skip[ws[len(ws)-1]] {
+		out[len(out)-1].last = true
 	}
 	return out
 }

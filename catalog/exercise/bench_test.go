@@ -155,11 +155,11 @@ func BenchmarkAlternatives(b *testing.B) {
 // BenchmarkSearch measures a page of 25 of a two-word search at 2,000 and
 // 1,000,000 synthetic records: cold (ranked afresh, the first request of a
 // query) and warm (the ranking cached). The queries are a plain pair, a
-// typo, an abbreviation and a prefix.
+// typo, an abbreviation, a prefix and vocabulary values alone.
 //
 //	go test -run '^$' -bench BenchmarkSearch -count 6 ./catalog/exercise | benchstat -col /records -
 func BenchmarkSearch(b *testing.B) {
-	queries := []string{"incline press", "squatt front", "db curl", "bench pre"}
+	queries := []string{"incline press", "squatt front", "db curl", "bench pre", "dumbbell chest"}
 	for _, n := range []int{2_000, 1_000_000} {
 		for _, cold := range []bool{true, false} {
 			for _, q := range queries {
@@ -188,7 +188,7 @@ func BenchmarkSearchIndex(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		idx := newSearchIndex()
+		idx := newSearchIndex(f.Vocabularies.Muscles)
 		for i := range f.Exercises {
 			idx.add(uint32(i), &f.Exercises[i])
 		}

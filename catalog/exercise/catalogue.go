@@ -86,7 +86,7 @@ func New(f *File) (*Catalogue, error) {
 		patterns:  make(map[string]*roaring.Bitmap),
 
 		equipmentSets: make(map[string]*roaring.Bitmap),
-		searchIdx:     newSearchIndex(),
+		searchIdx:     newSearchIndex(f.Vocabularies.Muscles),
 	}
 	slices.SortFunc(c.exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
 	if len(c.exercises) > 1<<31 {

@@ -56,14 +56,19 @@ func newRanked(tiers ...*roaring.Bitmap) *ranked {
 func newSplitRanked(tiers, masks []*roaring.Bitmap) *ranked {
 	r := &ranked{}
 	for _, a := range tiers {
-		if a.IsEmpty() {
-			continue
-		}
-		for _, m := range masks {
-			r.add(a, m, int(a.AndCardinality(m)))
-		}
+		r.split(a, masks)
 	}
 	return r
+}
+
+// split adds the tier a, split by the masks in turn.
+func (r *ranked) split(a *roaring.Bitmap, masks []*roaring.Bitmap) {
+	if a.IsEmpty() {
+		return
+	}
+	for _, m := range masks {
+		r.add(a, m, int(a.AndCardinality(m)))
+	}
 }
 
 func (r *ranked) add(a, b *roaring.Bitmap, n int) {

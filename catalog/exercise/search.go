@@ -44,6 +44,10 @@ type searchIndex struct {
 	keys map[string]*roaring.Bitmap
 	// sortedKeys lists the keys in order, to complete a query typed so far.
 	sortedKeys []string
+	// whole holds the terms of the words of names and aliases, as written
+	// (no adjacent pair joined): two words of a query that make one of
+	// them are one word typed apart ("dead lift").
+	whole map[string]bool
 	// aliasOnly maps a term to the records that have it in an alias but
 	// not in their name: a word of the name proper ranks before one found
 	// only in an alias. Aliases are few, so this is smaller than a
@@ -61,6 +65,33 @@ type searchIndex struct {
 	// standard[i] holds the standard forms of the families of at least
 	// standardRanks[i] records (and fewer than the rank before).
 	standard [len(standardRanks)]*roaring.Bitmap
+	// The staples are the movements a query of muscles or equipment alone
+	// means first: the standard forms of the families of at least
+	// minStapleFamily records and, for an equipment of the query, its
+	// staples. equipmentStaples[e][i] holds, for each such family of the
+	// size class i (see standard) and each equipment e but its standard
+	// form's, the record of the fewest name words with e: the dumbbell
+	// bench press, for "dumbbell chest".
+	equipmentStaples map[string]*[len(standardRanks)]*roaring.Bitmap
+	// primary maps each vocabulary value that confirms, its words singular
+	// and space-separated ("upper arm", "body weight"), to the records it
+	// describes first: as the first target muscle or its body part, or as
+	// an equipment, type or difficulty. A push jerk's triceps help; the
+	// jerk is no triceps staple.
+	primary map[string]*roaring.Bitmap
+	// partOf maps a muscle to its body part.
+	partOf map[string]string
+	// strength holds the records of a strengthTypes type, and types the
+	// exercise types as primary spells them: a query of muscles shows
+	// their strength staples before stretches, steps and skipping, unless
+	// it names a type.
+	strength *roaring.Bitmap
+	types    map[string]bool
+	// shortest holds, until finish, the record of the fewest name words of
+	// each family and equipment.
+	shortest map[[2]string]shortName
+	// equipmentOf holds, until finish, the equipment of each standard form.
+	equipmentOf map[uint32][]string
 	// masks split every ranked list, in this order: the standard forms,
 	// largest families first, then the other records by name length.
 	masks []*roaring.Bitmap
@@ -74,12 +105,19 @@ type searchIndex struct {
 	singulars map[string][]string
 }
 
-func newSearchIndex() *searchIndex {
+func newSearchIndex(muscles []Muscle) *searchIndex {
 	s := &searchIndex{
 		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{}, aliasOnly: map[string]*roaring.Bitmap{},
 		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
 		head: map[string]*roaring.Bitmap{}, familySize: map[string]int{}, standardOf: map[string]uint32{},
-		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{},
+		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{}, whole: map[string]bool{},
+		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{},
+		strength: roaring.New(), types: map[string]bool{},
+		equipmentStaples: map[string]*[len(standardRanks)]*roaring.Bitmap{}, shortest: map[[2]string]shortName{},
+		equipmentOf: map[uint32][]string{},
+	}
+	for _, m := range muscles {
+		s.partOf[m.Name] = m.BodyPart
 	}
 	for i := range s.words {
 		s.words[i] = roaring.New()
@@ -95,6 +133,20 @@ func newSearchIndex() *searchIndex {
 // movement the catalogue holds, the more likely it is the one meant
 // ("press": the barbell bench press, of 34, before the leg press, of 9).
 var standardRanks = [...]int{24, 16, 12, 8, 4, 1}
+
+// minStapleFamily is the smallest family whose standard form is a staple:
+// a family of fewer variants is too rare a movement to come first for a
+// muscle ("biceps": the barbell curl, not a biceps drill of its own).
+const minStapleFamily = 4
+
+// shortName is a record and the number of words of its name.
+type shortName struct {
+	pos   uint32
+	words int
+}
+
+// strengthTypes are the exercise types that train a muscle against a load.
+var strengthTypes = []string{"strength", "weightlifting"}
 
 // terms is terms(text), remembered: a vocabulary value recurs in
 // thousands of records.
@@ -136,7 +188,13 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 				group(s.aliasOnly, t, pos)
 			}
 		}
-		group(s.keys, key(words(text)), pos)
+		ws := words(text)
+		for _, w := range ws {
+			if !isNumber(w) { // numbers are never joined (see written)
+				s.whole[stem(w)] = true
+			}
+		}
+		group(s.keys, key(ws), pos)
 	}
 	for _, v := range x.SecondaryMuscles {
 		s.addField(pos, v, false) // a helper matches, but does not confirm
@@ -144,6 +202,19 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 	for _, list := range [][]string{x.Equipments, x.TargetMuscles, x.BodyParts, x.ExerciseTypes, {x.Difficulty}} {
 		for _, v := range list {
 			s.addField(pos, v, true)
+		}
+	}
+	primary := slices.Concat(x.Equipments, x.ExerciseTypes, []string{x.Difficulty})
+	if len(x.TargetMuscles) > 0 {
+		primary = append(primary, x.TargetMuscles[0], s.partOf[x.TargetMuscles[0]])
+	}
+	for _, v := range primary {
+		group(s.primary, singularPhrase(words(v)), pos)
+	}
+	for _, v := range x.ExerciseTypes {
+		s.types[singularPhrase(words(v))] = true
+		if slices.Contains(strengthTypes, v) {
+			s.strength.Add(pos)
 		}
 	}
 	for _, h := range heads(headPhrase(x.Name)) {
@@ -155,6 +226,18 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		s.familySize[x.Family]++
 		if x.Standard {
 			s.standardOf[x.Family] = pos
+			s.equipmentOf[pos] = x.Equipments
+		}
+		for _, e := range x.Equipments {
+			// A landmine lateral raise is no barbell staple: a record
+			// stands for its equipment alone, or for one its name says.
+			if len(x.Equipments) > 1 && !hasPhrase(ws, words(e)) {
+				continue
+			}
+			k := [2]string{x.Family, e}
+			if best, ok := s.shortest[k]; !ok || len(ws) < best.words {
+				s.shortest[k] = shortName{pos, len(ws)}
+			}
 		}
 	}
 }
@@ -182,7 +265,7 @@ func (s *searchIndex) addField(pos uint32, v string, confirms bool) {
 
 // finish optimises the bitmaps and lists the terms for lookups.
 func (s *searchIndex) finish() {
-	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.fieldWritten, s.aliasOnly, s.keys, s.head} {
+	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.fieldWritten, s.aliasOnly, s.keys, s.head, s.primary} {
 		for _, b := range m {
 			b.RunOptimize()
 		}
@@ -194,6 +277,7 @@ func (s *searchIndex) finish() {
 		for i, n := range standardRanks {
 			if s.familySize[family] >= n {
 				s.standard[i].Add(pos)
+
 				for _, b := range s.words {
 					b.Remove(pos)
 				}
@@ -201,7 +285,29 @@ func (s *searchIndex) finish() {
 			}
 		}
 	}
-	s.familySize, s.standardOf = nil, nil
+	for k, best := range s.shortest {
+		family, e := k[0], k[1]
+		std, ok := s.standardOf[family]
+		if !ok || best.pos == std || slices.Contains(s.equipmentOf[std], e) {
+			continue
+		}
+		for i, n := range standardRanks {
+			if s.familySize[family] >= n && n >= minStapleFamily {
+				v := singularPhrase(words(e))
+				classes := s.equipmentStaples[v]
+				if classes == nil {
+					classes = new([len(standardRanks)]*roaring.Bitmap)
+					for j := range classes {
+						classes[j] = roaring.New()
+					}
+					s.equipmentStaples[v] = classes
+				}
+				classes[i].Add(best.pos)
+				break
+			}
+		}
+	}
+	s.familySize, s.standardOf, s.shortest, s.equipmentOf = nil, nil, nil, nil
 	for _, b := range append(s.standard[:], s.words[:]...) {
 		if !b.IsEmpty() {
 			b.RunOptimize()
@@ -239,30 +345,32 @@ func checkQuery(q string, bad *ArgumentError) {
 //
 //  1. a name or alias equal to the query (or to the query with its
 //     abbreviations spelled out);
-//  2. every word of the query in the name, as typed (after stemming and
+//  2. for a query of vocabulary values alone ("biceps", "dumbbell
+//     chest"), the staples it describes (see describe and stapleMasks);
+//  3. every word of the query in the name, as typed (after stemming and
 //     synonyms), then in the name or an alias;
-//  3. a name or alias equal to the query with its typos corrected, then
+//  4. a name or alias equal to the query with its typos corrected, then
 //     one that the query as typed so far begins ("hip thr": "hip thrust";
 //     only when few do, see maxCompletions);
-//  4. every word in the name or an alias, some only with a typo corrected
+//  5. every word in the name or an alias, some only with a typo corrected
 //     or, for the last word, as a prefix: in the name proper first, so
 //     that "sqaut" finds the squats before "clean" (alias "squat clean");
-//  5. every word matched, some only through equipment, muscles, body
+//  6. every word matched, some only through equipment, muscles, body
 //     parts, type or difficulty: more words in the name first, down to
 //     none.
 //
-// Tiers 2 and 4 put first the records whose name ends with the query's
+// Tiers 3 and 5 put first the records whose name ends with the query's
 // last word, as typed but for a plural ("row": a helms row before an
 // indoor rowing, "fly": a dumbbell fly before a flying knee), then within
 // each the records whose fields confirm the words that name equipment,
-// muscles and the like; the tiers of 5 are split the same way. Within
+// muscles and the like; the tiers of 6 are split the same way. Within
 // each, the standard forms first, of larger families first (the movement
 // most likely meant), then names of fewer words (the closer match), then
 // ids.
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
-	units := parseQuery(q)
+	units := s.joinSplit(parseQuery(q))
 	ms := make([]matches, len(units))
 	var inName, fields []*roaring.Bitmap
 	for i, u := range units {
@@ -274,9 +382,9 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	}
 	every := combine(ms, and)
 	all := roaring.And(every.anywhere, set)
-	// Every tier but the whole-name ones (1 and 3) is split twice. First
-	// by the head: the records whose name ends with the query's last word.
-	// Then the words that name equipment, a muscle, a body part, a type or
+	// Every tier but the whole-name ones (1 and 4) and the staples (2) is
+	// split twice. First by the head: the records whose name ends with the
+	// query's last word. Then the words that name equipment, a muscle, a body part, a type or
 	// a difficulty are confirmed when the record's fields have them too:
 	// "chest dumbbell" is a dumbbell exercise for the chest before it is a
 	// "chest-supported dumbbell row".
@@ -301,6 +409,27 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		return out
 	}
 	tiers := []*roaring.Bitmap{roaring.And(all, s.exactKeys(units, false))}
+	// A query of vocabulary values alone ("biceps", "dumbbell chest",
+	// "cardio") asks for the exercises that train that muscle with that
+	// equipment: the staples confirmed by their fields come before names
+	// that merely hold the words ("biceps": the barbell curl before a
+	// "seated biceps stretch").
+	// A query of vocabulary values alone ("biceps", "dumbbell chest",
+	// "cardio") asks for the exercises that train that muscle with that
+	// equipment: the staples its values describe come first ("biceps":
+	// the barbell curl before a "seated biceps stretch"), of strength
+	// first unless it names a type, and of larger families first.
+	var staples []*roaring.Bitmap
+	stapleMasks := s.standard[:]
+	if d, ok := s.describe(units); ok {
+		stapleMasks = s.stapleMasks(d.equipments)
+		t := roaring.FastAnd(all, d.records, or(stapleMasks...))
+		if !d.typed {
+			staples = append(staples, roaring.And(t, s.strength))
+		}
+		staples = append(staples, t)
+		tiers = append(tiers, staples...)
+	}
 	tiers = append(tiers, split(every.own)...)
 	tiers = append(tiers, split(every.exact)...)
 	tiers = append(tiers, roaring.And(all, s.exactKeys(units, true)), roaring.And(all, s.completedKeys(units)))
@@ -336,7 +465,109 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		t.AndNot(taken)
 		taken.Or(t)
 	}
-	return newSplitRanked(tiers, s.masks)
+	// The staples' tiers follow tier 1; they are split by family size.
+	r := newSplitRanked(tiers[:1], s.masks)
+	for _, t := range staples {
+		r.split(t, stapleMasks)
+	}
+	for _, t := range tiers[1+len(staples):] {
+		r.split(t, s.masks)
+	}
+	return r
+}
+
+// description is what a query of vocabulary values describes: the
+// records each of its values describes first (see primary), whether one
+// is an exercise type, and the equipments among them.
+type description struct {
+	records    *roaring.Bitmap
+	typed      bool
+	equipments []string
+}
+
+// describe returns the description of a query each of whose units is, or
+// stands for, a whole vocabulary value; ok is false for other queries.
+func (s *searchIndex) describe(units []unit) (d description, ok bool) {
+	var each []*roaring.Bitmap
+	for _, u := range units {
+		var any []*roaring.Bitmap
+		for _, alt := range u.alternatives {
+			v := singularPhrase(alt)
+			if b := s.primary[v]; b != nil {
+				any = append(any, b)
+				d.typed = d.typed || s.types[v]
+				if s.equipmentStaples[v] != nil {
+					d.equipments = append(d.equipments, v)
+				}
+			}
+		}
+		if any == nil {
+			return description{}, false
+		}
+		each = append(each, or(any...))
+	}
+	if each == nil {
+		return description{}, false
+	}
+	d.records = and(each...)
+	return d, true
+}
+
+// stapleMasks returns the staples by family size class, largest first:
+// the standard forms, then the staples of the equipments (a kettlebell
+// swing before a kettlebell overhead press).
+func (s *searchIndex) stapleMasks(equipments []string) []*roaring.Bitmap {
+	var out, classes []*roaring.Bitmap
+	for i, std := range s.standard {
+		if standardRanks[i] < minStapleFamily {
+			break
+		}
+		out = append(out, std)
+		var class []*roaring.Bitmap
+		for _, e := range equipments {
+			class = append(class, s.equipmentStaples[e][i])
+		}
+		if class != nil {
+			classes = append(classes, or(class...))
+		}
+	}
+	return append(out, classes...)
+}
+
+// hasPhrase reports whether the words ws hold the words of phrase in a
+// row.
+func hasPhrase(ws, phrase []string) bool {
+	for i := 0; i+len(phrase) <= len(ws); i++ {
+		if slices.Equal(ws[i:i+len(phrase)], phrase) {
+			return true
+		}
+	}
+	return false
+}
+
+// joinSplit makes one unit of two one-word units that, joined, are a
+// word of the catalogue or of the synonym table ("dead lift", "kettle
+// bell", "hyper extension"): the unit matches both words, or the word
+// they make (see unit) and its synonyms.
+func (s *searchIndex) joinSplit(units []unit) []unit {
+	out := units[:0:0]
+	for i := 0; i < len(units); i++ {
+		u := units[i]
+		if i+1 < len(units) {
+			a, b := u.alternatives[0], units[i+1].alternatives[0]
+			if j := stem(a[0] + b[0]); len(a) == 1 && len(b) == 1 && (s.whole[j] || synonyms[j] != nil) {
+				u = unit{alternatives: [][]string{{a[0], b[0]}}, last: units[i+1].last}
+				for _, alt := range synonyms[j] {
+					if stemmed(alt) != stemmed(u.alternatives[0]) {
+						u.alternatives = append(u.alternatives, alt)
+					}
+				}
+				i++
+			}
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // headed returns the records whose name's head is that of the query's

@@ -302,6 +302,49 @@ func TestSearchRankingStandard(t *testing.T) {
 	}
 }
 
+// TestSearchRankingStaples: a query of vocabulary values alone ranks the
+// staples it describes first: standard forms of families of four or more
+// whose first target (or its body part) or equipment the values name,
+// strength before stretching, then an equipment's shortest version of a
+// family whose standard uses another.
+func TestSearchRankingStaples(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, family string, standard bool, equipment, kind string, targets ...string) {
+		parts := map[string]string{"pectoralis major": "chest", "latissimus dorsi": "back", "quadriceps": "upper legs"}
+		var bodyParts []string
+		for _, m := range targets {
+			if !slices.Contains(bodyParts, parts[m]) {
+				bodyParts = append(bodyParts, parts[m])
+			}
+		}
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: bodyParts, Equipments: []string{equipment},
+			ExerciseTypes: []string{kind}, Difficulty: "beginner", TargetMuscles: targets, SecondaryMuscles: []string{},
+			Family: family, Pattern: "push", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: standard})
+	}
+	for i, name := range []string{"barbell bench press", "dumbbell bench press", "dumbbell incline bench press", "cable chest press"} {
+		add(fmt.Sprintf("b%d", i), name, "bench press", i == 0, strings.Fields(name)[0], "strength", "pectoralis major")
+	}
+	for i, name := range []string{"doorway chest stretch", "wall chest stretch", "floor chest stretch", "band chest stretch"} {
+		add(fmt.Sprintf("s%d", i), name, "chest stretch", i == 0, "body weight", "stretching", "pectoralis major")
+	}
+	add("c1", "chest slide", "chest slide", true, "body weight", "strength", "pectoralis major") // a family of one
+	for i, name := range []string{"push jerk", "split jerk", "power jerk", "squat jerk"} {
+		add(fmt.Sprintf("j%d", i), name, "jerk", i == 0, "barbell", "strength", "quadriceps", "pectoralis major")
+	}
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		// The staples: the bench press, then the stretch (not the jerk,
+		// whose chest only helps, nor the family of one); then "chest" in
+		// the name, then the rest, standard forms and short names first.
+		{"pecs", []string{"b0", "s0", "c1", "b3", "s1", "s2", "s3", "j0", "j1", "j2"}},
+		{"dumbbell chest", []string{"b1", "b2"}},
+		{"dumb bell bench", []string{"b1", "b2"}}, // two words that make one of a name
+		{"chest day", []string{"b0", "s0", "c1", "b3", "s1", "s2", "s3", "j0", "j1", "j2"}},
+		{"quads", []string{"j0", "j1", "j2", "j3"}},
+	})
+}
+
 // rankingCase is a query and the ids it must rank, in order.
 type rankingCase struct {
 	q    string
