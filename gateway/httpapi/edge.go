@@ -17,11 +17,15 @@ import (
 // read. rs/cors does the negotiation: the rules (which preflights, Vary:
 // Origin, the "*" origin, header matching) are subtle and well covered there.
 // No origins means no CORS headers at all.
+//
+// rs/cors answers a preflight itself, before the chain that gives every
+// request its id, so the preflight gets its X-Request-Id here: every
+// response carries one (SPEC.md), allowed origin or not.
 func withCORS(h http.Handler, allowedOrigins []string) http.Handler {
 	if len(allowedOrigins) == 0 {
 		return h
 	}
-	return cors.New(cors.Options{
+	withPreflights := cors.New(cors.Options{
 		AllowedOrigins: allowedOrigins,
 		AllowedMethods: []string{http.MethodGet, http.MethodHead},
 		AllowedHeaders: []string{"X-Gateway-Key", "X-Gateway-Host", "If-None-Match", "If-Match", "Traceparent", "Tracestate"},
@@ -33,6 +37,17 @@ func withCORS(h http.Handler, allowedOrigins []string) http.Handler {
 		// Keys travel in a header, never in cookies: no credentials.
 		MaxAge: int((10 * time.Minute).Seconds()),
 	}).Handler(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isPreflight(r) {
+			w.Header().Set("X-Request-Id", newRequestID())
+		}
+		withPreflights.ServeHTTP(w, r)
+	})
+}
+
+// isPreflight reports whether rs/cors answers r as a preflight.
+func isPreflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 }
 
 // refuseBodies refuses a request that carries a body by Transfer-Encoding,

@@ -69,18 +69,23 @@ var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadd
 // An id must be unique, not secret: its 80 bits come from the runtime's
 // per-thread ChaCha8 generator rather than a getrandom system call.
 func (a *api) requestID(c *gin.Context) {
+	w := &stateWriter{ResponseWriter: c.Writer}
+	w.requestID = newRequestID()
+	w.idHeader[0] = w.requestID
+	c.Writer = w
+	w.Header()["X-Request-Id"] = w.idHeader[:] // canonical key; a slice of cap 1, so an Add copies it
+	c.Next()
+}
+
+// newRequestID returns a fresh id: req_ and 16 base32 characters.
+func newRequestID() string {
 	var b [10]byte
 	binary.LittleEndian.PutUint64(b[:], rand.Uint64())
 	binary.LittleEndian.PutUint16(b[8:], uint16(rand.Uint32()))
 	var id [len("req_") + 16]byte
 	copy(id[:], "req_")
 	idEncoding.Encode(id[len("req_"):], b[:])
-	w := &stateWriter{ResponseWriter: c.Writer}
-	w.requestID = string(id[:])
-	w.idHeader[0] = w.requestID
-	c.Writer = w
-	w.Header()["X-Request-Id"] = w.idHeader[:] // canonical key; a slice of cap 1, so an Add copies it
-	c.Next()
+	return string(id[:])
 }
 
 func requestIDOf(c *gin.Context) string { return stateOf(c).requestID }

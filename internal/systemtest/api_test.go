@@ -66,6 +66,10 @@ func TestAPI(t *testing.T) {
 		{name: "head", req: request{method: "HEAD", path: "/api/v1/bodyparts", keyID: "key_mega"}},
 		{name: "host-header-resolves-product", req: request{path: "/api/v1/exercisetypes", keyID: "key_video", host: "-", headers: map[string]string{"Host": "VIDEO.example.test:443"}}},
 		{name: "record-cap-total", req: request{path: chest3, keyID: "key_basic"}},
+		{name: "cors-preflight", opts: options{cors: []string{"https://app.example.com"}}, req: request{method: "OPTIONS", path: "/api/v1/bodyparts", host: "-",
+			headers: map[string]string{"Origin": "https://app.example.com", "Access-Control-Request-Method": "GET"}}},
+		{name: "cors-preflight-refused-origin", opts: options{cors: []string{"https://app.example.com"}}, req: request{method: "OPTIONS", path: "/api/v1/bodyparts", host: "-",
+			headers: map[string]string{"Origin": "https://evil.example.net", "Access-Control-Request-Method": "GET"}}},
 		// Conditional requests.
 		{name: "if-none-match", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", headers: map[string]string{"If-None-Match": `"x", W/` + etagOf(t, "/api/v1/bodyparts")}}},
 		{name: "if-match-mismatch", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", headers: map[string]string{"If-Match": `"stale"`}}},

@@ -30,6 +30,9 @@ func TestCORS(t *testing.T) {
 				!strings.Contains(strings.ToLower(h.Get("Access-Control-Allow-Headers")), "x-gateway-key") || h.Get("Access-Control-Max-Age") == "" {
 				t.Errorf("%s: preflight headers %v", origin, h)
 			}
+			if !requestIDPattern.MatchString(h.Get("X-Request-Id")) {
+				t.Errorf("%s: preflight X-Request-Id %q, want req_ and 16 base32 characters", origin, h.Get("X-Request-Id"))
+			}
 			if h.Get("Access-Control-Allow-Credentials") != "" {
 				t.Errorf("credentials allowed: keys travel in a header, never in cookies")
 			}
@@ -41,6 +44,9 @@ func TestCORS(t *testing.T) {
 		}})
 		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
 			t.Errorf("refused origin got Access-Control-Allow-Origin %q", got)
+		}
+		if got := resp.Header.Get("X-Request-Id"); !requestIDPattern.MatchString(got) {
+			t.Errorf("refused origin: X-Request-Id %q, want req_ and 16 base32 characters", got)
 		}
 	})
 	t.Run("simple requests, successes and envelopes", func(t *testing.T) {
