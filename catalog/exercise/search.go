@@ -39,6 +39,9 @@ type searchIndex struct {
 	surface  map[string]string
 	sorted   []string
 	byLength [][]string
+	// sounds maps the sound of each of those words, singular (see sound),
+	// to them.
+	sounds map[string][]string
 	// keys maps the key of every name and alias (its terms run together,
 	// so "pull-ups" and "pullup" have one key) to its records.
 	keys map[string]*roaring.Bitmap
@@ -319,6 +322,13 @@ func (s *searchIndex) finish() {
 	}
 	slices.Sort(s.sortedKeys)
 	slices.Sort(s.sorted)
+	s.sounds = map[string][]string{}
+	for _, w := range s.sorted {
+		if len(w) >= minSoundLength {
+			k := sound(singular(w))
+			s.sounds[k] = append(s.sounds[k], w)
+		}
+	}
 	for _, t := range s.sorted {
 		for len(s.byLength) <= len(t) {
 			s.byLength = append(s.byLength, nil)
@@ -773,14 +783,17 @@ func allowedTypos(n int, others bool) int {
 }
 
 // similar returns the written words within allowedTypos of
-// w (insertions, deletions, substitutions and swaps of neighbours).
-func (s *searchIndex) similar(w string, others bool) []string {
+// w (insertions, deletions, substitutions and swaps of neighbours), and
+// those that sound like it.
+func (s *searchIndex) similar(w string, others bool) (out []string) {
 	k := allowedTypos(len(w), others)
 	if k == 0 || isNumber(w) {
 		return nil
 	}
+	if len(w) >= minSoundLength {
+		out = slices.Clone(s.sounds[sound(singular(w))])
+	}
 	mask := letterMask(w)
-	var out []string
 	for n := max(1, len(w)-k); n <= len(w)+k && n < len(s.byLength); n++ {
 		for _, cand := range s.byLength[n] {
 			// Each edit changes at most two letters of the set.
@@ -793,6 +806,50 @@ func (s *searchIndex) similar(w string, others bool) []string {
 		}
 	}
 	return out
+}
+
+// minSoundLength is the shortest word matched by its sound.
+const minSoundLength = 4
+
+// sound returns a rough key of how a written word sounds: the spellings
+// of one sound that people mix up when they spell by ear are one letter,
+// doubled letters are one and a final e is silent, so "skwat" sounds like
+// "squat", "jaks" like "jacks" and "lunj" like "lunge".
+func sound(w string) string {
+	b := make([]byte, 0, len(w)+1)
+	for i := 0; i < len(w); i++ {
+		c, next := w[i], byte(0)
+		if i+1 < len(w) {
+			next = w[i+1]
+		}
+		switch {
+		case c == 'c' && next == 'k':
+			continue // "ck" is "k"
+		case c == 'q' && next == 'u':
+			b = append(b, 'k')
+			c = 'w'
+			i++
+		case c == 'c' && (next == 'e' || next == 'i' || next == 'y'):
+			c = 's'
+		case c == 'c' || c == 'q':
+			c = 'k'
+		case c == 'g' && (next == 'e' || next == 'i' || next == 'y'):
+			c = 'j'
+		case c == 'p' && next == 'h':
+			c = 'f'
+			i++
+		case c == 'z':
+			c = 's'
+		}
+		if len(b) > 0 && b[len(b)-1] == c {
+			continue
+		}
+		b = append(b, c)
+	}
+	if len(b) > 1 && b[len(b)-1] == 'e' {
+		b = b[:len(b)-1]
+	}
+	return string(b)
 }
 
 func letterMask(s string) uint32 {

@@ -130,6 +130,21 @@ func collect(t *testing.T, c *Catalogue, flt Filter, limit int) (fwd, bwd []stri
 // TestSearchPaging: paging a ranked result forward and backward visits each
 // record once, total is the number paged, and q with a filter returns only
 // records that pass the filter.
+// TestSound: spellings by ear meet the word they spell; other words stay
+// apart.
+func TestSound(t *testing.T) {
+	for _, pair := range [][2]string{{"skwat", "squat"}, {"jaks", "jacks"}, {"lunj", "lunge"}, {"kwad", "quad"}, {"shrugz", "shrugs"}, {"dumbel", "dumbbell"}, {"fraze", "phrase"}} {
+		if a, b := sound(pair[0]), sound(pair[1]); a != b {
+			t.Errorf("sound(%q) = %q, sound(%q) = %q: want equal", pair[0], a, pair[1], b)
+		}
+	}
+	for _, pair := range [][2]string{{"pain", "pin"}, {"row", "raw"}, {"curl", "girl"}} {
+		if sound(pair[0]) == sound(pair[1]) {
+			t.Errorf("%q and %q sound alike", pair[0], pair[1])
+		}
+	}
+}
+
 func TestSearchPaging(t *testing.T) {
 	f := searchFile(800, 4)
 	c := mustNew(t, f)
