@@ -89,6 +89,10 @@ func TestOpenAPIDocument(t *testing.T) {
 	if diff := cmp.Diff(want, ops); diff != "" {
 		t.Errorf("operations (-want +got):\n%s", diff)
 	}
+	// The seed interface's own operation id, carried beside the plan's name.
+	if op := doc.Paths.Find("/api/v1/exercises/bodyparts").Get; op.Extensions["x-seed-operation-id"] != "v1.FetchExerciseByBodyPartsApi" {
+		t.Errorf("x-seed-operation-id of exercisesByBodyParts = %v, want v1.FetchExerciseByBodyPartsApi", op.Extensions["x-seed-operation-id"])
+	}
 	scheme := doc.Components.SecuritySchemes["gatewayKey"]
 	if scheme == nil || scheme.Value.Type != "apiKey" || scheme.Value.In != "header" || scheme.Value.Name != "X-Gateway-Key" {
 		t.Errorf("security scheme gatewayKey = %+v, want an apiKey in the X-Gateway-Key header", scheme)
