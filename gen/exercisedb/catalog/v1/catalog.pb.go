@@ -385,11 +385,13 @@ type ExerciseFilter struct {
 	// body parts, type or difficulty match these words, forgiving case,
 	// punctuation, spacing, plurals, common abbreviations ("db", "rdl") and
 	// small typos, with the last word taken as a prefix. The listing is then
-	// ranked best first (exact name or alias; every word in the name; with
-	// typos or prefixes; partly through other fields; only through them;
-	// within each, names that end with the last word, records whose fields
-	// confirm the words, each family's standard form, then shorter names,
-	// then ids) and paged as a ranked list: after and
+	// ranked best first (exact name or alias; for words that only name
+	// muscles, body parts, equipment, types or difficulty, such as "biceps"
+	// or "dumbbell chest", the staple movements they describe; every word
+	// in the name; with typos or prefixes; partly through other fields; only
+	// through them; within each, names that end with the last word, records
+	// whose fields confirm the words, each family's standard form, then
+	// shorter names, then ids) and paged as a ranked list: after and
 	// before take the id of a record of the results. 1 to 200 characters, at
 	// least one letter or digit, no control characters. Cannot be combined
 	// with related.
