@@ -280,7 +280,6 @@ func (s *searchIndex) finish() {
 		for i, n := range standardRanks {
 			if s.familySize[family] >= n {
 				s.standard[i].Add(pos)
-
 				for _, b := range s.words {
 					b.Remove(pos)
 				}
@@ -394,8 +393,9 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	all := roaring.And(every.anywhere, set)
 	// Every tier but the whole-name ones (1 and 4) and the staples (2) is
 	// split twice. First by the head: the records whose name ends with the
-	// query's last word. Then the words that name equipment, a muscle, a body part, a type or
-	// a difficulty are confirmed when the record's fields have them too:
+	// query's last word. Then the words that name equipment, a muscle, a
+	// body part, a type or a difficulty are confirmed when the record's
+	// fields have them too:
 	// "chest dumbbell" is a dumbbell exercise for the chest before it is a
 	// "chest-supported dumbbell row".
 	headed := roaring.And(all, s.headed(units))
@@ -421,16 +421,10 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	tiers := []*roaring.Bitmap{roaring.And(all, s.exactKeys(units, false))}
 	// A query of vocabulary values alone ("biceps", "dumbbell chest",
 	// "cardio") asks for the exercises that train that muscle with that
-	// equipment: the staples confirmed by their fields come before names
-	// that merely hold the words ("biceps": the barbell curl before a
-	// "seated biceps stretch").
-	// A query of vocabulary values alone ("biceps", "dumbbell chest",
-	// "cardio") asks for the exercises that train that muscle with that
 	// equipment: the staples its values describe come first ("biceps":
 	// the barbell curl before a "seated biceps stretch"), of strength
 	// first unless it names a type, and of larger families first.
-	var staples []*roaring.Bitmap
-	stapleMasks := s.standard[:]
+	var staples, stapleMasks []*roaring.Bitmap
 	if d, ok := s.describe(units); ok {
 		stapleMasks = s.stapleMasks(d.equipments)
 		t := roaring.FastAnd(all, d.records, or(stapleMasks...))
