@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -54,7 +55,19 @@ func (a *api) docsURL(c *gin.Context) string {
 func (a *api) noRoute(c *gin.Context) {
 	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s. The endpoints are /api/v1/exercises, "+
 		"/api/v1/exercises/bodyparts, /api/v1/exercises/{exerciseId}, /api/v1/exercisetypes, /api/v1/bodyparts, "+
-		"/api/v1/muscles, /api/v1/equipments and /api/v1/liveness.", show(c.Request.URL.Path)))
+		"/api/v1/muscles, /api/v1/equipments and /api/v1/liveness.", show(c.Request.URL.EscapedPath())))
+}
+
+// exactPath answers 404 for a path that spells a slash as %2F: it is not
+// the path with a slash (RFC 3986 keeps them apart), and paths are exact,
+// but the router matches the decoded path, where the two are one. Such a
+// request is logged and counted as unmatched.
+func (a *api) exactPath(c *gin.Context) {
+	if !strings.Contains(c.Request.URL.RawPath, "%2F") && !strings.Contains(c.Request.URL.RawPath, "%2f") {
+		return
+	}
+	stateOf(c).unmatched = true
+	a.noRoute(c)
 }
 
 func (a *api) noMethod(c *gin.Context) {

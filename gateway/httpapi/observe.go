@@ -31,6 +31,9 @@ type state struct {
 	// no alias has it.
 	cacheAlias string
 	op         plan.Operation // set by the guard
+	// unmatched: the router matched a route that the path does not spell
+	// exactly (see exactPath).
+	unmatched bool
 }
 
 // stateWriter is a request's response writer with its state: one
@@ -187,12 +190,12 @@ func (a *api) observe(c *gin.Context) {
 	start := time.Now()
 	c.Next()
 	elapsed := time.Since(start)
+	st := stateOf(c)
 	route := c.FullPath()
-	if route == "" {
+	if route == "" || st.unmatched {
 		route = "unmatched"
 	}
 	status := c.Writer.Status()
-	st := stateOf(c)
 	product, planName := st.productName(), st.planName()
 	m := a.metrics.seriesOf(seriesKey{route, product, planName, status})
 	m.requests.Inc()

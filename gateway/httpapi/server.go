@@ -83,7 +83,7 @@ func New(d Deps) (http.Handler, error) {
 	if d.Tracing {
 		e.Use(otelgin.Middleware("gateway"))
 	}
-	e.Use(a.requestID, a.observe, a.recover, a.refuseBodies)
+	e.Use(a.requestID, a.observe, a.recover, a.exactPath, a.refuseBodies)
 	e.NoRoute(a.noRoute)
 	e.NoMethod(a.noMethod)
 

@@ -78,6 +78,8 @@ func TestAPI(t *testing.T) {
 		// Errors, in the order of checks.
 		{name: "unknown-path", req: request{path: "/api/v1/exercise", keyID: "key_mega"}},
 		{name: "trailing-slash", req: request{path: "/api/v1/bodyparts/", keyID: "key_mega"}},
+		{name: "encoded-slash", req: request{path: "/api%2Fv1%2Fbodyparts", keyID: "key_mega"}},
+		{name: "encoded-slash-in-id", req: request{path: "/api/v1/exercises/humnn3ws%2fvariations", keyID: "key_mega"}},
 		{name: "method-not-allowed", req: request{method: "POST", path: "/api/v1/bodyparts", keyID: "key_mega"}},
 		{name: "unknown-product", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", host: "nope.example.test"}},
 		{name: "repeated-host", req: request{path: "/api/v1/bodyparts", keyID: "key_mega", again: map[string]string{"X-Gateway-Host": "api.example.test"}}},

@@ -194,3 +194,30 @@ func TestNetHTTPAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedSlashUnmatched: a path that spells a slash as %2F is 404, and
+// is counted as unmatched, not under the route its decoded form would take.
+func TestEncodedSlashUnmatched(t *testing.T) {
+	s := start(t, options{})
+	for _, path := range []string{"/api%2Fv1%2Fbodyparts", "/api/v1/exercises/humnn3ws%2Fvariations", "/api/v1/exercises%2fbodyparts?limit=1"} {
+		if resp, body := s.do(t, request{path: path, keyID: "key_mega"}); resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `"NOT_FOUND"`) {
+			t.Errorf("%s: %d %s, want the 404 envelope", path, resp.StatusCode, body)
+		}
+	}
+	families, err := s.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "exercisedb_gateway_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "route" && l.GetValue() != "unmatched" {
+					t.Errorf("counted under route %q, want unmatched", l.GetValue())
+				}
+			}
+		}
+	}
+}
