@@ -157,7 +157,7 @@ func mentionsEquipment(text, equipment string) bool {
 
 // wordSynonyms are the plain words a text may use for a word of a name:
 // "one arm" for single-arm, "to the side" for lateral, "backwards" for
-// reverse.
+// reverse, "foot" for feet (a plural the stemmer does not join).
 var wordSynonyms = map[string][]string{
 	"single":   {"one"},
 	"one":      {"single"},
@@ -165,6 +165,8 @@ var wordSynonyms = map[string][]string{
 	"side":     {"lateral", "sideways"},
 	"reverse":  {"backward", "backwards"},
 	"backward": {"reverse", "backwards"},
+	"feet":     {"foot"},
+	"foot":     {"feet"},
 }
 
 // mentionsWord reports whether text holds the word w of a name or one of
