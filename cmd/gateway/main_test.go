@@ -660,6 +660,7 @@ func TestStartupErrors(t *testing.T) {
 		name   string
 		edit   func(text string) string         // edits the configuration's text
 		noKeys bool                             // do not create the keys file
+		env    map[string]string                // environment of the gateway
 		want   func(path, text string) []string // what stderr must name
 	}{
 		{
@@ -689,6 +690,28 @@ func TestStartupErrors(t *testing.T) {
 			edit: func(text string) string { return strings.Replace(text, "kind: video", "kind: hologram", 1) },
 			want: func(_, _ string) []string { return []string{`"hologram"`} },
 		},
+		{
+			name: "malformed listen address in the file",
+			edit: func(text string) string { return strings.Replace(text, "listen: 127.0.0.1:0", "listen: nonsense", 1) },
+			want: func(path, _ string) []string { return []string{path + `: listen "nonsense": want host:port`} },
+		},
+		{
+			name: "malformed listen address in the environment",
+			edit: func(text string) string { return text },
+			env:  map[string]string{"GATEWAY_LISTEN": "nonsense", "GATEWAY_ADMIN_LISTEN": "127.0.0.1:http-nope"},
+			want: func(_, _ string) []string {
+				return []string{`environment GATEWAY_LISTEN: listen "nonsense": want host:port`,
+					`environment GATEWAY_ADMIN_LISTEN: admin_listen "127.0.0.1:http-nope": port "http-nope"`}
+			},
+		},
+		{
+			name: "admin address that cannot be bound",
+			edit: func(text string) string { return text },
+			env:  map[string]string{"GATEWAY_ADMIN_LISTEN": "192.0.2.1:9091"}, // TEST-NET-1: never a local address
+			want: func(_, _ string) []string {
+				return []string{"admin_listen (environment GATEWAY_ADMIN_LISTEN): listen tcp 192.0.2.1:9091"}
+			},
+		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			config := testConfig(t, "127.0.0.1:1", options{})
@@ -697,7 +720,10 @@ func TestStartupErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			text := tt.edit(string(data))
-			if text == string(data) && !tt.noKeys {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			if text == string(data) && !tt.noKeys && tt.env == nil {
 				t.Fatal("the edit changed nothing")
 			}
 			if err := os.WriteFile(config, []byte(text), 0o600); err != nil {

@@ -161,12 +161,12 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	publicLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", config.SettingName("listen"), err)
 	}
 	adminLn, err := net.Listen("tcp", cfg.AdminListen)
 	if err != nil {
 		publicLn.Close()
-		return err
+		return fmt.Errorf("%s: %w", config.SettingName("admin_listen"), err)
 	}
 	log.Info("gateway listening", "http", publicLn.Addr().String(), "admin", adminLn.Addr().String(),
 		"tls", cfg.TLS != nil, "h2c", cfg.H2C)

@@ -98,6 +98,9 @@ func TestParseErrors(t *testing.T) {
 		{"no hosts", "hosts: [exercisedb.example.com]", "hosts: []", `hosts: none`},
 		{"negative streams", "  timeout: 2s", "  timeout: 2s\n  streams: -1", `catalog.streams: want 0 (one RPC per call) to 64, got -1`},
 		{"bad docs url", "docs_url: http://127.0.0.1:8080/docs", "docs_url: /docs", `docs_url "/docs"`},
+		{"listen without a port", "listen: 127.0.0.1:8080", "listen: 127.0.0.1", `listen "127.0.0.1": want host:port`},
+		{"listen with an empty port", "listen: 127.0.0.1:8080", `listen: "127.0.0.1:"`, `listen "127.0.0.1:": want a port`},
+		{"admin_listen with a bad port", "admin_listen: 127.0.0.1:9091", "admin_listen: 127.0.0.1:99999", `admin_listen "127.0.0.1:99999": port "99999"`},
 		{"zero cache bytes", "listen:", "response_cache: {max_bytes: 0}\nlisten:", `response_cache.max_bytes: want at least 1`},
 	}
 	for _, tt := range tests {
@@ -199,13 +202,14 @@ func TestEnvironmentErrors(t *testing.T) {
 	if err := os.WriteFile(path, []byte("log: {level: loud}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"GATEWAY_LOG_FORMAT": "xml", "GATEWAY_REDIS_URL": "http://nope"}
+	env := map[string]string{"GATEWAY_LOG_FORMAT": "xml", "GATEWAY_REDIS_URL": "http://nope", "GATEWAY_LISTEN": "nonsense"}
 	_, err := Load(path, func(k string) string { return env[k] })
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{
 		"environment GATEWAY_LOG_FORMAT: log.format \"xml\"",
+		"environment GATEWAY_LISTEN: listen \"nonsense\": want host:port",
 		path + ": log.level \"loud\"",
 	} {
 		if !strings.Contains(err.Error(), want) {

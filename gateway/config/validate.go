@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
@@ -23,6 +24,11 @@ func (c *Config) validate() error {
 	for name, v := range map[string]string{"listen": c.Listen, "admin_listen": c.AdminListen, "catalog.target": c.Catalog.Target, "keys_file": c.KeysFile} {
 		if v == "" {
 			bad("%s: empty", name)
+		}
+	}
+	for name, v := range map[string]string{"listen": c.Listen, "admin_listen": c.AdminListen} {
+		if err := validAddress(v); v != "" && err != nil {
+			bad("%s %q: %v", name, v, err)
 		}
 	}
 	if u, err := url.Parse(c.DocsURL); c.DocsURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
@@ -192,4 +198,34 @@ func validOrigin(o string) error {
 		return errors.New("at most one * in an origin")
 	}
 	return nil
+}
+
+// validAddress checks a listen address as net.Listen will read it, so
+// that a typo fails at start naming its setting rather than at bind time
+// with net's words: host:port, the host optional (every interface), the
+// port a number up to 65535 or a service name (0: any free port).
+func validAddress(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	switch {
+	case err != nil:
+		return errors.New("want host:port, such as 127.0.0.1:8080, or :8080 for every interface")
+	case port == "":
+		return errors.New("want a port after the colon, such as 127.0.0.1:8080")
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("port %q: want a number from 0 to 65535", port)
+	}
+	return nil
+}
+
+// SettingName names a setting for an error found after loading (a listen
+// address that cannot be bound), with the environment variable that can
+// set it, since the value may have come from either.
+func SettingName(setting string) string {
+	for _, o := range overrides {
+		if o.setting == setting {
+			return setting + " (environment " + o.name + ")"
+		}
+	}
+	return setting
 }
