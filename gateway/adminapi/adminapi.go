@@ -178,6 +178,12 @@ func (a *api) clientError(err error, r *http.Request) error {
 		return apierror.New(http.StatusConflict, "id: a key with this id exists already.")
 	case errors.Is(err, keys.ErrUnavailable):
 		return apierror.Unavailable(time.Second, err, "The key store is unavailable; retry later.")
+	case errors.Is(err, keys.ErrInvalidFile):
+		// Not the client's fault, nor a bug: the store cannot serve until
+		// an operator fixes the file. Which file and why go to the log
+		// only; no Retry-After, since waiting alone does not fix it.
+		return &apierror.Error{Status: http.StatusServiceUnavailable, Code: apierror.CodeServiceUnavailable, Err: err,
+			Message: "The key store could not be read: the keys file is invalid. The keys in force are unchanged; fix the file (the gateway's log says what is wrong), then retry."}
 	}
 	return err
 }

@@ -41,6 +41,13 @@ func (u fakeUsage) LastUsed(id string) (time.Time, bool) { return u.last, true }
 // newAPI serves the API over a fresh keys file.
 func newAPI(t *testing.T, usage Usage) (*httptest.Server, *keys.File) {
 	t.Helper()
+	srv, store, _ := newAPIAt(t, usage)
+	return srv, store
+}
+
+// newAPIAt is newAPI that also returns the keys file's path.
+func newAPIAt(t *testing.T, usage Usage) (*httptest.Server, *keys.File, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "keys.yaml")
 	if err := os.WriteFile(path, []byte("keys: []\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -61,7 +68,7 @@ func newAPI(t *testing.T, usage Usage) (*httptest.Server, *keys.File) {
 	srv := httptest.NewServer(New(Deps{Store: store, Products: products, Usage: usage,
 		TokenHash: admin.HashToken(token), DocsURL: "http://docs.example/docs", Now: func() time.Time { return now }}))
 	t.Cleanup(srv.Close)
-	return srv, store
+	return srv, store, path
 }
 
 type resp struct {
@@ -318,5 +325,39 @@ func TestUsageOfAnEarlierKey(t *testing.T) {
 	r := call(t, srv, "POST", "/admin/v1/keys", `{"id":"key_reused","products":{"exercisedb":"Pro"}}`)
 	if r.status != http.StatusCreated || !strings.Contains(r.body, `"lastUsedAt":null`) {
 		t.Errorf("create: %d %s, want lastUsedAt null", r.status, r.body)
+	}
+}
+
+// TestInvalidKeysFile: while the keys file does not parse, every operation
+// is a 503 that says the key store could not be read, with neither the
+// file's name nor the parser's words; the keys in force stay.
+func TestInvalidKeysFile(t *testing.T) {
+	srv, store, path := newAPIAt(t, nil)
+	if r := call(t, srv, "POST", "/admin/v1/keys", `{"id":"key_x","products":{"exercisedb":"Pro"}}`); r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	if err := os.WriteFile(path, []byte("keys: [ {id: broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ method, path, body string }{
+		{"GET", "/admin/v1/keys", ""},
+		{"GET", "/admin/v1/keys/key_x", ""},
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}}`},
+		{"PATCH", "/admin/v1/keys/key_x", `{"disabled":true}`},
+		{"POST", "/admin/v1/keys/key_x/rotate", `{}`},
+		{"DELETE", "/admin/v1/keys/key_x", ""},
+	} {
+		r := call(t, srv, tc.method, tc.path, tc.body)
+		var env apierror.Envelope
+		if err := json.Unmarshal([]byte(r.body), &env); err != nil || r.status != http.StatusServiceUnavailable ||
+			env.Error.Code != apierror.CodeServiceUnavailable || !strings.Contains(env.Error.Message, "key store could not be read") {
+			t.Errorf("%s %s: %d %s; want 503 saying the key store could not be read", tc.method, tc.path, r.status, r.body)
+		}
+		if strings.Contains(r.body, filepath.Base(filepath.Dir(path))) || strings.Contains(r.body, "broken") || strings.Contains(r.body, "yaml") {
+			t.Errorf("%s %s: the body names the file or its content: %s", tc.method, tc.path, r.body)
+		}
+	}
+	if n := store.Current().Len(); n != 1 {
+		t.Errorf("%d keys in force, want the 1 loaded before the file broke", n)
 	}
 }

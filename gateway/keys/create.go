@@ -95,7 +95,7 @@ func Append(path string, k Key, hash string) error {
 	}
 	set, err := Parse(old)
 	if err != nil {
-		return fmt.Errorf("append key: the existing file is invalid, fix it first: %s: %w", target, err)
+		return fmt.Errorf("append key: %w, fix it first: %s: %w", ErrInvalidFile, target, err)
 	}
 	if set.hasID(k.ID) {
 		return fmt.Errorf("append key: id %q: %w", k.ID, ErrDuplicateID)

@@ -229,7 +229,7 @@ func TestAppendRefuses(t *testing.T) {
 		{name: "product without plan", old: existing, key: Key{ID: "b", Products: map[string]string{"exercisedb": ""}}, hash: hashB, wantErr: "has no plan"},
 		{name: "malformed hash", old: existing, key: valid, hash: "sha256:abc", wantErr: "malformed hash"},
 		{name: "key instead of hash", old: existing, key: valid, hash: keyB, wantErr: "malformed hash"},
-		{name: "invalid existing file", old: existing + "    plan: Pro\n", key: valid, hash: hashB, wantErr: "existing file is invalid"},
+		{name: "invalid existing file", old: existing + "    plan: Pro\n", key: valid, hash: hashB, wantErr: "keys file is invalid, fix it first", is: ErrInvalidFile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -132,7 +132,7 @@ func (s *File) read() (*Set, error) {
 	}
 	set, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidFile, s.path, err)
 	}
 	return set, nil
 }
@@ -161,7 +161,7 @@ func (s *File) edit(id string, change func(list, item *yaml.Node, old Key) error
 	}
 	set, err := Parse(old)
 	if err != nil {
-		return fmt.Errorf("the keys file is invalid, fix it first: %s: %w", target, err)
+		return fmt.Errorf("%w, fix it first: %s: %w", ErrInvalidFile, target, err)
 	}
 	i := set.index(id)
 	if i < 0 {

@@ -51,6 +51,9 @@ var (
 	ErrNotFound = errors.New("no key has this id")
 	// ErrDisabled: a disabled or expired key cannot be rotated.
 	ErrDisabled = errors.New("the key is disabled or expired")
+	// ErrInvalidFile: the keys file does not parse, so it can be neither
+	// read nor changed until it is fixed (the keys in force stay).
+	ErrInvalidFile = errors.New("the keys file is invalid")
 )
 
 // InputError is a value a Store operation refuses; Field names it as the
