@@ -53,9 +53,16 @@ func (a *api) docsURL(c *gin.Context) string {
 }
 
 func (a *api) noRoute(c *gin.Context) {
-	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s. The endpoints are /api/v1/exercises, "+
-		"/api/v1/exercises/bodyparts, /api/v1/exercises/{exerciseId}, /api/v1/exercisetypes, /api/v1/bodyparts, "+
-		"/api/v1/muscles, /api/v1/equipments and /api/v1/liveness.", show(c.Request.URL.EscapedPath())))
+	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s. The endpoints are %s.",
+		show(c.Request.URL.EscapedPath()), joinAnd(a.endpoints)))
+}
+
+// joinAnd lists items as a sentence does: "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // exactPath answers 404 for a path that spells a slash as %2F: it is not

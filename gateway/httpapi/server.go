@@ -3,6 +3,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -60,6 +61,8 @@ type Deps struct {
 type api struct {
 	Deps
 	metrics *metrics
+	// endpoints are the paths served, as registered, for the 404 message.
+	endpoints []string
 }
 
 // New returns the public API handler.
@@ -98,13 +101,11 @@ func New(d Deps) (http.Handler, error) {
 	a.route(e, "/api/v1/equipments", plan.Equipments, a.names(d.Catalog.Equipments))
 	a.route(e, "/api/v1/liveness", plan.Liveness, a.liveness)
 	a.route(e, "/api/v1/usage", plan.Usage, a.usage)
-	for _, m := range []string{http.MethodGet, http.MethodHead} {
-		e.Handle(m, "/docs/errors/code/:code", a.errorDoc)
-		e.Handle(m, "/docs/errors", a.errorIndex)
-		e.Handle(m, "/docs", a.apiReference)
-		e.Handle(m, "/docs/assets/:file", a.referenceAsset)
-		e.Handle(m, "/openapi.json", a.openAPI)
-	}
+	a.page(e, "/docs/errors/code/:code", a.errorDoc)
+	a.page(e, "/docs/errors", a.errorIndex)
+	a.page(e, "/docs", a.apiReference)
+	a.page(e, "/docs/assets/:file", a.referenceAsset)
+	a.page(e, "/openapi.json", a.openAPI)
 	return withCORS(e, d.CORSOrigins), nil
 }
 
@@ -114,4 +115,27 @@ func (a *api) route(e *gin.Engine, path string, op plan.Operation, h gin.Handler
 	chain := []gin.HandlerFunc{a.guard(op), h}
 	e.GET(path, chain...)
 	e.HEAD(path, chain...)
+	a.endpoints = append(a.endpoints, documentedPath(path))
+}
+
+// page registers a public page for GET and HEAD.
+func (a *api) page(e *gin.Engine, path string, h gin.HandlerFunc) {
+	e.GET(path, h)
+	e.HEAD(path, h)
+	a.endpoints = append(a.endpoints, documentedPath(path))
+}
+
+// documentedPath spells a route's path as the documentation does:
+// {exerciseId} for :id, {name} for another parameter.
+func documentedPath(path string) string {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		if name, ok := strings.CutPrefix(p, ":"); ok {
+			if name == "id" {
+				name = "exerciseId"
+			}
+			parts[i] = "{" + name + "}"
+		}
+	}
+	return strings.Join(parts, "/")
 }

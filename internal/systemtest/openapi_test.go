@@ -524,3 +524,23 @@ func headerLines(h http.Header) string {
 	_ = h.Write(&b)
 	return b.String()
 }
+
+// TestNotFoundNamesEveryPath: the 404 message lists the endpoints from the
+// routes themselves, so every path the document describes is in it.
+func TestNotFoundNamesEveryPath(t *testing.T) {
+	s := start(t, options{})
+	_, doc := s.do(t, request{path: "/openapi.json", host: "-"})
+	resp, body := s.do(t, request{path: "/api/v1/nope", keyID: "key_mega"})
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	var env struct{ Error struct{ Message string } }
+	if err := json.Unmarshal(body, &env); err != nil {
+		t.Fatal(err)
+	}
+	for path := range loadOpenAPI(t, doc).Paths.Map() {
+		if !strings.Contains(env.Error.Message, path+",") && !strings.Contains(env.Error.Message, path+" and") && !strings.HasSuffix(env.Error.Message, path+".") {
+			t.Errorf("the 404 message does not name %s: %s", path, env.Error.Message)
+		}
+	}
+}
