@@ -66,13 +66,17 @@ func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Regist
 
 // withAdminAPI serves the keys' admin API under /admin/v1/ beside the
 // admin routes h, when an admin token is configured; without one the API
-// is not mounted (404).
+// is not mounted (404). Every path under /admin, /admin itself included,
+// goes to the API, so that /admin/v1 or /admin/v2/keys get its 404
+// envelope rather than a redirect or net/http's plain text.
 func withAdminAPI(h http.Handler, d adminapi.Deps) http.Handler {
 	if d.TokenHash == "" {
 		return h
 	}
+	api := adminapi.New(d)
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
-	mux.Handle(adminapi.Prefix, adminapi.New(d))
+	mux.Handle("/admin", api)
+	mux.Handle("/admin/", api)
 	return mux
 }

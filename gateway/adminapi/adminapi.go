@@ -134,11 +134,14 @@ func (a *api) guard(next http.Handler) http.Handler {
 // once the throttle blocks its sender.
 func (a *api) refuse(w http.ResponseWriter, r *http.Request) error {
 	if wait, blocked := a.Throttle.Fail(r); blocked {
-		e := apierror.New(http.StatusTooManyRequests, "Too many wrong admin tokens from your address; retry in %s s.", admin.RetryAfter(wait))
+		e := apierror.New(http.StatusTooManyRequests, "Too many wrong admin tokens from your address; retry in %s.", admin.RetryIn(wait))
 		e.RetryAfter = wait
 		return e
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="admin"`)
+	if n := len(r.Header.Values("Authorization")); n > 1 {
+		return apierror.New(http.StatusUnauthorized, "Authorization is sent %d times; send the admin token once.", n)
+	}
 	return apierror.New(http.StatusUnauthorized, "Send the admin token in the header Authorization: Bearer and the token.")
 }
 
@@ -149,7 +152,7 @@ func (a *api) methods(byMethod map[string]handler) http.Handler {
 		h, ok := byMethod[r.Method]
 		if !ok {
 			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			return apierror.New(http.StatusMethodNotAllowed, "%s is not supported on %s; use %s.", r.Method, r.URL.Path, strings.Join(allowed, " or "))
+			return apierror.New(http.StatusMethodNotAllowed, "%s is not supported on %s; use %s.", r.Method, r.URL.Path, joinOr(allowed))
 		}
 		return h(w, r)
 	})
@@ -202,6 +205,14 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(e.Body(a.DocsURL, id))
+}
+
+// joinOr lists alternatives as a sentence does: "DELETE, GET or PATCH".
+func joinOr(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // reply writes v as JSON.

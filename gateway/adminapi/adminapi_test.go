@@ -266,6 +266,7 @@ func TestRefusals(t *testing.T) {
 		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"},"id":"a b"}`, nil, 400, "id: want 1 to 64"},
 		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"},"id":"key_x"}`, nil, 409, "id: a key with this id exists"},
 		{"PUT", "/admin/v1/keys", `{}`, nil, 405, "use GET or POST"},
+		{"PUT", "/admin/v1/keys/key_x", `{}`, nil, 405, "use DELETE, GET or PATCH."},
 		{"GET", "/admin/v1/keys?limit=0", "", nil, 400, "limit must be a whole number from 1 to 100"},
 		{"GET", "/admin/v1/keys?limit=101", "", nil, 400, "limit must be a whole number from 1 to 100"},
 		{"GET", "/admin/v1/keys?limit=+5", "", nil, 400, "limit must be a whole number from 1 to 100"},
@@ -299,6 +300,34 @@ func TestRefusals(t *testing.T) {
 			!strings.HasPrefix(env.Error.RequestID, "req_") || env.Error.RequestID != r.header.Get("X-Request-Id") ||
 			env.Error.Docs != "http://docs.example/docs/errors/code/"+env.Error.Code {
 			t.Errorf("%s %s %s: %d %s; want %d with %q", tc.method, tc.path, tc.body, r.status, r.body, tc.status, tc.message)
+		}
+	}
+	// Two Authorization headers are refused even when both hold the token,
+	// as two keys are on the public API; the scheme's case does not matter.
+	for _, tc := range []struct {
+		name    string
+		auth    []string
+		status  int
+		message string
+	}{
+		{"two Authorization headers", []string{"Bearer " + token, "Bearer " + token}, 401, "Authorization is sent 2 times"},
+		{"lower-case bearer", []string{"bearer " + token}, 200, ""},
+	} {
+		req, err := http.NewRequest("GET", srv.URL+"/admin/v1/keys", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range tc.auth {
+			req.Header.Add("Authorization", v)
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tc.status || !strings.Contains(string(b), tc.message) {
+			t.Errorf("%s: %d %s, want %d with %q", tc.name, res.StatusCode, b, tc.status, tc.message)
 		}
 	}
 	if r := call(t, srv, "PUT", "/admin/v1/keys/key_x", ""); r.header.Get("Allow") != "DELETE, GET, PATCH" {

@@ -107,7 +107,7 @@ func requireToken(o Options, h http.Handler) http.Handler {
 		}
 		if wait, blocked := o.Throttle.Fail(r); blocked {
 			w.Header().Set("Retry-After", RetryAfter(wait))
-			writeText(w, http.StatusTooManyRequests, "too many wrong tokens from your address: retry after "+RetryAfter(wait)+" s")
+			writeText(w, http.StatusTooManyRequests, "too many wrong tokens from your address: retry in "+RetryIn(wait))
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="admin"`)
@@ -115,12 +115,30 @@ func requireToken(o Options, h http.Handler) http.Handler {
 	})
 }
 
-// ValidToken reports whether r carries Authorization: Bearer <token> whose
-// hash is tokenHash (compared in constant time). An empty tokenHash
-// matches nothing.
+// ValidToken reports whether r carries one Authorization header, Bearer
+// <token>, whose token hashes to tokenHash (compared in constant time).
+// The scheme's case does not matter (RFC 9110, section 11.1: "bearer" is
+// "Bearer"). Two Authorization headers are refused even if equal, as two
+// keys are on the public API: which one counts is not the server's guess
+// to make. An empty tokenHash matches nothing.
 func ValidToken(tokenHash string, r *http.Request) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && tokenHash != "" && subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(tokenHash)) == 1
+	values := r.Header.Values("Authorization")
+	if len(values) != 1 || tokenHash == "" {
+		return false
+	}
+	scheme, token, ok := strings.Cut(values[0], " ")
+	token = strings.TrimLeft(token, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && token != "" &&
+		subtle.ConstantTimeCompare([]byte(HashToken(token)), []byte(tokenHash)) == 1
+}
+
+// RetryIn words d for a message as RetryAfter counts it: "1 second",
+// "3 seconds".
+func RetryIn(d time.Duration) string {
+	if n := RetryAfter(d); n != "1" {
+		return n + " seconds"
+	}
+	return "1 second"
 }
 
 // Server wraps h with the timeouts an admin listener needs.

@@ -91,6 +91,10 @@ func TestOptions(t *testing.T) {
 		{"/metrics", "Bearer wrong", 401},
 		{"/metrics", "Basic czNjcmV0", 401},
 		{"/metrics", "Bearer s3cret", 200},
+		{"/metrics", "bearer s3cret", 200}, // RFC 9110: the scheme is case-insensitive
+		{"/metrics", "BEARER  s3cret", 200},
+		{"/metrics", "Bearer ", 401},
+		{"/metrics", "Bearers3cret", 401},
 		{"/debug/pprof/", "", 401},
 		{"/debug/pprof/", "Bearer s3cret", 200},
 		{"/healthz", "", 200},
@@ -99,6 +103,12 @@ func TestOptions(t *testing.T) {
 		if code := get(h, tt.path, tt.auth); code != tt.code {
 			t.Errorf("%s with %q: %d, want %d", tt.path, tt.auth, code, tt.code)
 		}
+	}
+	twice := httptest.NewRequest("GET", "/metrics", nil)
+	twice.Header.Add("Authorization", "Bearer s3cret")
+	twice.Header.Add("Authorization", "Bearer s3cret")
+	if ValidToken(HashToken("s3cret"), twice) {
+		t.Error("two Authorization headers are accepted; want them refused, as two keys are")
 	}
 	if got := HashToken("s3cret"); !strings.HasPrefix(got, "sha256:") || len(got) != len("sha256:")+64 {
 		t.Errorf("HashToken = %q", got)
