@@ -221,3 +221,25 @@ func TestEncodedSlashUnmatched(t *testing.T) {
 		}
 	}
 }
+
+// TestContentLengthBodyIgnored: a body sent with Content-Length is not
+// read and not refused (docs/gateway.md, "Bodies are not read"); only
+// Transfer-Encoding is refused.
+func TestContentLengthBodyIgnored(t *testing.T) {
+	s := start(t, options{})
+	req, err := http.NewRequest(http.MethodGet, s.gateway.URL+"/api/v1/liveness", strings.NewReader("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Gateway-Host", "api.example.test")
+	req.Header.Set("X-Gateway-Key", testKeys["key_mega"].key)
+	resp, err := s.gateway.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if req.ContentLength != 5 || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"ok"`) {
+		t.Errorf("GET with a 5-byte body: %d %s, want 200", resp.StatusCode, body)
+	}
+}
