@@ -176,7 +176,13 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 	for _, name := range p.filters {
 		var items []string
 		for _, v := range values[name] { // repeats add alternatives, like commas
-			items = append(items, strings.Split(v, ",")...)
+			for _, item := range strings.Split(v, ",") {
+				// Blank items are dropped (SPEC.md), so a trailing comma
+				// never counts against the bound.
+				if strings.TrimSpace(item) != "" {
+					items = append(items, item)
+				}
+			}
 		}
 		if len(items) > maxValues {
 			return req, badRequest("%s has %d values; at most %d are allowed.", name, len(items), maxValues)

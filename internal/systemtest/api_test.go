@@ -257,3 +257,22 @@ func TestEmptyPageAfterCollection(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterValueBound: at most 100 values per filter, blank items not
+// counted (they are dropped), so a trailing comma never tips a query over.
+func TestFilterValueBound(t *testing.T) {
+	s := start(t, options{})
+	for _, tt := range []struct {
+		query  string
+		status int
+	}{
+		{strings.Repeat("chest,", 100), http.StatusOK},
+		{strings.Repeat("chest,", 100) + ",%20,", http.StatusOK},
+		{strings.Repeat("chest,", 101), http.StatusBadRequest},
+	} {
+		resp, body := s.do(t, request{path: "/api/v1/exercises?limit=1&bodyParts=" + tt.query, keyID: "key_mega"})
+		if resp.StatusCode != tt.status {
+			t.Errorf("bodyParts=%s: %d %s, want %d", tt.query, resp.StatusCode, body, tt.status)
+		}
+	}
+}
