@@ -152,7 +152,7 @@ func (a *api) methods(byMethod map[string]handler) http.Handler {
 		h, ok := byMethod[r.Method]
 		if !ok {
 			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			return apierror.New(http.StatusMethodNotAllowed, "%s is not supported on %s; use %s.", r.Method, r.URL.Path, joinOr(allowed))
+			return apierror.New(http.StatusMethodNotAllowed, "%s is not supported on %s; use %s.", r.Method, r.URL.Path, joinList(allowed, "or"))
 		}
 		return h(w, r)
 	})
@@ -207,12 +207,13 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 	_, _ = w.Write(e.Body(a.DocsURL, id))
 }
 
-// joinOr lists alternatives as a sentence does: "DELETE, GET or PATCH".
-func joinOr(items []string) string {
+// joinList lists items as a sentence does, with conj ("or", "and")
+// before the last: "DELETE, GET or PATCH".
+func joinList(items []string, conj string) string {
 	if len(items) < 2 {
 		return strings.Join(items, "")
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // reply writes v as JSON.

@@ -204,7 +204,7 @@ func TestPaging(t *testing.T) {
 		}
 	}
 	var ids []string
-	after := ""
+	path := "/admin/v1/keys?limit=2" // the first page: no after
 	for range 3 {
 		page := decodeJSON[struct {
 			Data []struct{ ID string }
@@ -212,14 +212,14 @@ func TestPaging(t *testing.T) {
 				NextCursor  *string
 				HasNextPage bool
 			}
-		}](t, call(t, srv, "GET", "/admin/v1/keys?limit=2&after="+after, ""))
+		}](t, call(t, srv, "GET", path, ""))
 		for _, k := range page.Data {
 			ids = append(ids, k.ID)
 		}
 		if !page.Meta.HasNextPage {
 			break
 		}
-		after = *page.Meta.NextCursor
+		path = "/admin/v1/keys?limit=2&after=" + *page.Meta.NextCursor
 	}
 	if diff := cmp.Diff([]string{"key_a", "key_b", "key_c"}, ids); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
@@ -271,6 +271,18 @@ func TestRefusals(t *testing.T) {
 		{"GET", "/admin/v1/keys?limit=101", "", nil, 400, "limit must be a whole number from 1 to 100"},
 		{"GET", "/admin/v1/keys?limit=+5", "", nil, 400, "limit must be a whole number from 1 to 100"},
 		{"GET", "/admin/v1/keys?before=key_x", "", nil, 400, `Unknown query parameter "before"`},
+		{"GET", "/admin/v1/keys?Limit=5", "", nil, 400, `Unknown query parameter "Limit": this endpoint takes only limit and after.`},
+		{"GET", "/admin/v1/keys?limit=1&limit=2", "", nil, 400, "limit is given 2 times; send it once."},
+		{"GET", "/admin/v1/keys?after=key_a&after=key_b", "", nil, 400, "after is given 2 times; send it once."},
+		{"GET", "/admin/v1/keys?limit=", "", nil, 400, `limit must be a whole number from 1 to 100; got "".`},
+		{"GET", "/admin/v1/keys?after=", "", nil, 400, "after is empty"},
+		{"GET", "/admin/v1/keys?limit=5&after=%zz", "", nil, 400, "The query string is malformed"},
+		{"GET", "/admin/v1/keys?limit=5;after=key_a", "", nil, 400, "The query string is malformed"},
+		{"GET", "/admin/v1/keys/key_x?fields=id", "", nil, 400, `Unknown query parameter "fields": this endpoint takes no query parameters.`},
+		{"POST", "/admin/v1/keys?id=key_q", `{"products":{"exercisedb":"Pro"}}`, nil, 400, `Unknown query parameter "id": this endpoint takes no query parameters.`},
+		{"PATCH", "/admin/v1/keys/key_x?disabled=true", `{"name":"x"}`, nil, 400, `Unknown query parameter "disabled"`},
+		{"DELETE", "/admin/v1/keys/key_x?force=1", "", nil, 400, `Unknown query parameter "force"`},
+		{"POST", "/admin/v1/keys/key_x/rotate?overlap=1h", "", nil, 400, `Unknown query parameter "overlap"`},
 		{"GET", "/admin/v1/keys/key_none", "", nil, 404, `No key has the id "key_none"`},
 		{"PATCH", "/admin/v1/keys/key_none", `{"disabled":true}`, nil, 404, `No key has the id "key_none"`},
 		{"PATCH", "/admin/v1/keys/key_x", `{}`, nil, 400, "Send at least one of"},
@@ -290,7 +302,10 @@ func TestRefusals(t *testing.T) {
 		{"GET", "/admin/v1/keys/key_none/usage", "", nil, 404, `No key has the id "key_none"`},
 		{"GET", "/admin/v1/keys/key_x/usage?from=yesterday", "", nil, 400, "from: want a day"},
 		{"GET", "/admin/v1/keys/key_x/usage?from=2030-05-02", "", nil, 400, "from: want a day at most"},
-		{"GET", "/admin/v1/keys/key_x/usage?days=3", "", nil, 400, `Unknown query parameter "days"`},
+		{"GET", "/admin/v1/keys/key_x/usage?days=3", "", nil, 400, `Unknown query parameter "days": this endpoint takes only from and to.`},
+		{"GET", "/admin/v1/keys/key_x/usage?to=2030-04-30&to=2030-05-01", "", nil, 400, "to is given 2 times; send it once."},
+		{"GET", "/admin/v1/keys/key_x/usage?from=", "", nil, 400, `from: want a day such as 2026-11-24; got "".`},
+		{"GET", "/admin/v1/keys/key_x/usage?to=", "", nil, 400, `to: want a day such as 2026-11-24; got "".`},
 		{"GET", "/admin/v1/other", "", nil, 404, "There is no admin endpoint /admin/v1/other"},
 	} {
 		r := call(t, srv, tc.method, tc.path, tc.body, tc.bearer...)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +65,9 @@ type createBody struct {
 }
 
 func (a *api) create(w http.ResponseWriter, r *http.Request) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
 	var b createBody
 	if err := decode(r, &b, "id, name, products, expiresAt"); err != nil {
 		return err
@@ -86,21 +91,22 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) list(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	for name := range q {
-		if name != "limit" && name != "after" {
-			return apierror.New(http.StatusBadRequest, "Unknown query parameter %q: this endpoint takes only limit and after.", name)
-		}
+	q, err := query(r, "limit", "after")
+	if err != nil {
+		return err
 	}
 	limit := defaultLimit
 	if s, ok := q["limit"]; ok {
-		n, err := strconv.Atoi(s[0])
-		if err != nil || n < 1 || n > maxLimit || strings.TrimLeft(s[0], "0123456789") != "" {
-			return apierror.New(http.StatusBadRequest, "limit must be a whole number from 1 to %d; got %q.", maxLimit, s[0])
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxLimit || strings.TrimLeft(s, "0123456789") != "" {
+			return apierror.New(http.StatusBadRequest, "limit must be a whole number from 1 to %d; got %q.", maxLimit, s)
 		}
 		limit = n
 	}
-	after := q.Get("after")
+	after, ok := q["after"]
+	if ok && after == "" {
+		return apierror.New(http.StatusBadRequest, "after is empty: send meta.nextCursor of the previous page, or omit after for the first page.")
+	}
 	p, err := a.Store.List(r.Context(), after, limit)
 	if err != nil {
 		return err
@@ -120,6 +126,9 @@ func (a *api) list(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) get(w http.ResponseWriter, r *http.Request) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
 	k, err := a.Store.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
@@ -137,6 +146,9 @@ type patchBody struct {
 }
 
 func (a *api) update(w http.ResponseWriter, r *http.Request) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
 	var b patchBody
 	if err := decode(r, &b, "name, disabled, products, expiresAt"); err != nil {
 		return err
@@ -174,6 +186,9 @@ func (a *api) update(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) delete(w http.ResponseWriter, r *http.Request) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
 	id := r.PathValue("id")
 	if err := a.Store.Delete(r.Context(), id); err != nil {
 		return err
@@ -187,6 +202,9 @@ func (a *api) delete(w http.ResponseWriter, r *http.Request) error {
 const defaultOverlap = 24 * time.Hour
 
 func (a *api) rotate(w http.ResponseWriter, r *http.Request) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
 	var b struct {
 		Overlap *string `json:"overlap"`
 	}
@@ -220,11 +238,9 @@ const maxDays = 366
 
 func (a *api) usage(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	q := r.URL.Query()
-	for name := range q {
-		if name != "from" && name != "to" {
-			return apierror.New(http.StatusBadRequest, "Unknown query parameter %q: this endpoint takes only from and to.", name)
-		}
+	q, err := query(r, "from", "to")
+	if err != nil {
+		return err
 	}
 	today := a.Now().UTC().Truncate(24 * time.Hour)
 	to, err := day(q, "to", today)
@@ -265,16 +281,52 @@ func (a *api) usage(w http.ResponseWriter, r *http.Request) error {
 }
 
 // day reads the query parameter name as YYYY-MM-DD; absent is def.
-func day(q map[string][]string, name string, def time.Time) (time.Time, error) {
+func day(q map[string]string, name string, def time.Time) (time.Time, error) {
 	v, ok := q[name]
 	if !ok {
 		return def, nil
 	}
-	t, err := time.Parse(time.DateOnly, v[0])
+	t, err := time.Parse(time.DateOnly, v)
 	if err != nil {
-		return time.Time{}, apierror.New(http.StatusBadRequest, "%s: want a day such as 2026-11-24; got %q.", name, v[0])
+		return time.Time{}, apierror.New(http.StatusBadRequest, "%s: want a day such as 2026-11-24; got %q.", name, v)
 	}
 	return t, nil
+}
+
+// query reads the request's query string as the public API does: a
+// malformed one, a parameter the endpoint does not take (names match
+// exactly) or one given twice is a 400 naming it. Each value is the
+// parameter's one value, possibly empty: the caller judges that.
+func query(r *http.Request, allowed ...string) (map[string]string, error) {
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, apierror.New(http.StatusBadRequest, "The query string is malformed: a %%-escape is invalid or a ';' is used as a separator.")
+	}
+	var unknown []string
+	for name := range values {
+		if !slices.Contains(allowed, name) {
+			unknown = append(unknown, strconv.Quote(name))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		takes := "no query parameters"
+		if len(allowed) > 0 {
+			takes = "only " + joinList(allowed, "and")
+		}
+		return nil, apierror.New(http.StatusBadRequest, "Unknown query parameter %s: this endpoint takes %s.", strings.Join(unknown, ", "), takes)
+	}
+	q := make(map[string]string, len(values))
+	for _, name := range allowed {
+		switch vs := values[name]; len(vs) {
+		case 0:
+		case 1:
+			q[name] = vs[0]
+		default:
+			return nil, apierror.New(http.StatusBadRequest, "%s is given %d times; send it once.", name, len(vs))
+		}
+	}
+	return q, nil
 }
 
 // checkProducts refuses products and plans the configuration lacks.
