@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/keys"
@@ -58,7 +59,7 @@ func instant(t time.Time) *string {
 
 // createBody is the body of POST /admin/v1/keys.
 type createBody struct {
-	ID        string            `json:"id"`
+	ID        *string           `json:"id"` // nil (absent or null): a random id`
 	Name      string            `json:"name"`
 	Products  map[string]string `json:"products"`
 	ExpiresAt *string           `json:"expiresAt"`
@@ -69,8 +70,14 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var b createBody
-	if err := decode(r, &b, "id, name, products, expiresAt"); err != nil {
+	if err := decode(r, &b, "id", "name", "products", "expiresAt"); err != nil {
 		return err
+	}
+	var id string
+	if b.ID != nil {
+		if id = *b.ID; id == "" {
+			return apierror.New(http.StatusBadRequest, "id: empty; want 1 to 64 letters, digits, '_', '.' or '-', or no id for a random one.")
+		}
 	}
 	if err := a.checkProducts(b.Products); err != nil {
 		return err
@@ -79,7 +86,7 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.Store.Create(r.Context(), keys.New{ID: b.ID, Name: b.Name, Products: b.Products, ExpiresAt: exp})
+	c, err := a.Store.Create(r.Context(), keys.New{ID: id, Name: b.Name, Products: b.Products, ExpiresAt: exp})
 	if err != nil {
 		return err
 	}
@@ -150,7 +157,7 @@ func (a *api) update(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var b patchBody
-	if err := decode(r, &b, "name, disabled, products, expiresAt"); err != nil {
+	if err := decode(r, &b, "name", "disabled", "products", "expiresAt"); err != nil {
 		return err
 	}
 	var c keys.Change
@@ -357,15 +364,19 @@ func parseInstant(s *string) (time.Time, error) {
 // maxBody bounds a request body.
 const maxBody = 64 << 10
 
-// decode reads the body as one JSON object of the given fields (listed
-// for the message about an unknown one).
-func decode(r *http.Request, v any, fields string) error {
+// decode reads the body as one JSON object of the given fields (named
+// in the messages about an unknown one).
+func decode(r *http.Request, v any, fields ...string) error {
+	list := strings.Join(fields, ", ")
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {
 		return apierror.New(http.StatusBadRequest, "The body is larger than %d bytes.", maxBody)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return apierror.New(http.StatusBadRequest, "The body is empty; send a JSON object with %s.", fields)
+		return apierror.New(http.StatusBadRequest, "The body is empty; send a JSON object with %s.", list)
+	}
+	if err := checkNames(body, fields); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -381,15 +392,15 @@ func decode(r *http.Request, v any, fields string) error {
 	case errors.As(err, &typ) && typ.Field != "":
 		return apierror.New(http.StatusBadRequest, "%s: want %s, not a JSON %s.", typ.Field, typeName(typ.Type.Kind().String()), typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return apierror.New(http.StatusBadRequest, "Unknown field %s: the fields are %s.", strings.TrimPrefix(err.Error(), "json: unknown field "), fields)
+		return apierror.New(http.StatusBadRequest, "Unknown field %s: the fields are %s.", strings.TrimPrefix(err.Error(), "json: unknown field "), list)
 	case errors.As(err, &syntax):
 		return apierror.New(http.StatusBadRequest, "Malformed JSON at byte %d: %v.", syntax.Offset, err)
 	}
-	return apierror.New(http.StatusBadRequest, "Malformed JSON: want one object with %s.", fields)
+	return apierror.New(http.StatusBadRequest, "Malformed JSON: want one object with %s.", list)
 }
 
 // decodeOptional is decode for a body that may be empty.
-func decodeOptional(r *http.Request, v any, fields string) error {
+func decodeOptional(r *http.Request, v any, fields ...string) error {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {
 		return apierror.New(http.StatusBadRequest, "The body is larger than %d bytes.", maxBody)
@@ -398,7 +409,96 @@ func decodeOptional(r *http.Request, v any, fields string) error {
 		return nil
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return decode(r, v, fields)
+	return decode(r, v, fields...)
+}
+
+// maxDepth bounds the nesting checkNames follows. No field nests more
+// than two levels, so deeper JSON fails decoding anyway (a wrong type).
+const maxDepth = 100
+
+// errMalformed stops checkNames at JSON it cannot read; Decode then says
+// what is wrong.
+var errMalformed = errors.New("malformed JSON")
+
+// checkNames refuses what encoding/json would settle silently: a name
+// given twice in one object, at any depth (it keeps the last value), and
+// a field of the top-level object named in another case than fields
+// (it matches names without regard to case). Malformed JSON is left to
+// the decoder, whose messages say where it breaks.
+func checkNames(body []byte, fields []string) error {
+	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+		return nil // not an object: the decoder refuses it
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	err := checkValue(dec, "", fields, 0)
+	if errors.Is(err, errMalformed) {
+		return nil
+	}
+	return err
+}
+
+// checkValue reads one JSON value from dec; path names it in messages
+// ("" for the top level), and fields, when not nil, are the only names
+// an object there may have.
+func checkValue(dec *json.Decoder, path string, fields []string, depth int) error {
+	if depth > maxDepth {
+		return errMalformed
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return errMalformed
+	}
+	switch tok {
+	case json.Delim('{'):
+		var names []string // in order, each once
+		count := map[string]int{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return errMalformed
+			}
+			name, _ := tok.(string)
+			if fields != nil && !slices.Contains(fields, name) {
+				return apierror.New(http.StatusBadRequest, "Unknown field %q: the fields are %s.", name, strings.Join(fields, ", "))
+			}
+			if count[name]++; count[name] == 1 {
+				names = append(names, name)
+			}
+			if err := checkValue(dec, member(path, name), nil, depth+1); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing brace
+			return errMalformed
+		}
+		for _, name := range names {
+			if n := count[name]; n > 1 {
+				return apierror.New(http.StatusBadRequest, "%s is given %d times; send it once.", member(path, name), n)
+			}
+		}
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := checkValue(dec, fmt.Sprintf("%s[%d]", path, i), nil, depth+1); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing bracket
+			return errMalformed
+		}
+	}
+	return nil
+}
+
+// member names a member of the object at path: "products.exercisedb";
+// a name that would not read as one is quoted.
+func member(path, name string) string {
+	if name == "" || strings.ContainsAny(name, ` ."[]`) || !utf8.ValidString(name) {
+		name = strconv.Quote(name)
+	}
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 // typeName names a Go kind in JSON's words.
