@@ -106,9 +106,37 @@ func writeJSON(c *gin.Context, status int, body []byte) {
 
 // seconds writes a whole number of seconds for a message.
 func seconds(d time.Duration) string {
+	return count(max(1, limit.Seconds(d)), "second")
+}
+
+// roughly writes d for a message in its two largest units, the smaller
+// rounded up so that a client that waits that long is never early: "9
+// days 12 hours", "3 hours", "4 minutes 10 seconds", "1 second".
+func roughly(d time.Duration) string {
+	units := []struct {
+		name string
+		size int
+	}{{"day", 24 * 60 * 60}, {"hour", 60 * 60}, {"minute", 60}, {"second", 1}}
 	n := max(1, limit.Seconds(d))
-	if n == 1 {
-		return "1 second"
+	for i, u := range units[:len(units)-1] {
+		if n < u.size {
+			continue
+		}
+		small := units[i+1]
+		n = (n + small.size - 1) / small.size * small.size
+		out := count(n/u.size, u.name)
+		if rest := n % u.size / small.size; rest > 0 {
+			out += " " + count(rest, small.name)
+		}
+		return out
 	}
-	return strconv.Itoa(n) + " seconds"
+	return count(n, "second")
+}
+
+// count writes n things: "1 day", "2 days".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }

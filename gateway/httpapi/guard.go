@@ -148,7 +148,7 @@ func (a *api) takeLimits(c *gin.Context, st *state) error {
 	a.limitHeaders(c.Writer.Header(), p, d)
 	a.metrics.limits.WithLabelValues(st.product.Name, p.Name, decisionResult(d)).Inc()
 	if !d.Allowed {
-		e := apierror.New(http.StatusTooManyRequests, "%s", refusal(p, d))
+		e := apierror.New(http.StatusTooManyRequests, "%s", refusal(p, d, a.Now()))
 		e.RetryAfter = d.RetryAfter
 		return e
 	}
@@ -172,14 +172,20 @@ func (a *api) showLimits(c *gin.Context, st *state) {
 	}
 }
 
-// refusal explains a 429 in terms of the plan.
-func refusal(p *plan.Plan, d limit.Decision) string {
+// refusal explains a 429 decided at now in terms of the plan. A quota
+// renews at a window boundary, which is named exactly (UTC, to the
+// second), after a rough count of days and hours a person can read;
+// Retry-After and the X-RateLimit headers carry the seconds.
+func refusal(p *plan.Plan, d limit.Decision, now time.Time) string {
 	if d.Quota != nil && d.Quota.RetryAfter > 0 {
-		return fmt.Sprintf("Your %s plan's quota of %d requests per %s is used up; it renews in %s.",
-			p.Name, p.Quota.Requests, p.Quota.Period, seconds(d.Quota.Reset))
+		// Rounded, so that a store whose clock read a moment before now
+		// still names the boundary.
+		at := now.Add(d.Quota.Reset).Round(time.Second)
+		return fmt.Sprintf("Your %s plan's quota of %s per %s is used up; it renews in %s (at %s).",
+			p.Name, count(p.Quota.Requests, "request"), p.Quota.Period, roughly(at.Sub(now)), at.UTC().Format(time.RFC3339))
 	}
-	return fmt.Sprintf("Your %s plan allows %d requests per %s; retry in %s.",
-		p.Name, p.Rate.Requests, p.Rate.Per, seconds(d.RetryAfter))
+	return fmt.Sprintf("Your %s plan allows %s per %s; retry in %s.",
+		p.Name, count(p.Rate.Requests, "request"), p.Rate.Per, seconds(d.RetryAfter))
 }
 
 // limitHeaders sets the rate limit headers SPEC.md names: the

@@ -98,6 +98,8 @@ func TestAPI(t *testing.T) {
 			{path: "/api/v1/bodyparts", keyID: "key_basic"}, {path: "/api/v1/bodyparts", keyID: "key_basic"}, {path: "/api/v1/bodyparts", keyID: "key_basic"},
 			{path: "/api/v1/bodyparts", keyID: "key_basic"}, {path: "/api/v1/bodyparts", keyID: "key_basic"},
 		}, req: request{path: "/api/v1/bodyparts", keyID: "key_basic"}},
+		{name: "quota-used-up", before: []request{{path: "/api/v1/bodyparts", keyID: "key_ultra"}},
+			req: request{path: "/api/v1/bodyparts", keyID: "key_ultra"}},
 		{name: "unknown-parameter", req: request{path: "/api/v1/exercises?bodypart=chest&limit=2", keyID: "key_pro"}},
 		{name: "parameter-on-reference-list", req: request{path: "/api/v1/muscles?limit=2", keyID: "key_pro"}},
 		{name: "limit-zero", req: request{path: "/api/v1/exercises?limit=0", keyID: "key_pro"}},

@@ -41,6 +41,7 @@ var testKeys = map[string]struct {
 }{
 	"key_basic":    {"exdb_basic_test_key", "{exercisedb: Basic}", false},
 	"key_pro":      {"exdb_pro_test_key", "{exercisedb: Pro}", false},
+	"key_ultra":    {"exdb_ultra_test_key", "{exercisedb: Ultra}", false},
 	"key_mega":     {"exdb_mega_test_key", "{exercisedb: Mega, exercisedb-video: Mega}", false},
 	"key_disabled": {"exdb_disabled_test_key", "{exercisedb: Mega}", true},
 	"key_video":    {"exdb_video_test_key", "{exercisedb-video: Mega}", false},
