@@ -44,7 +44,7 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 				return errors.New("keys create: give at least one -product PRODUCT=PLAN")
 			}
 			if err := products.CheckSubscriptions(subs); err != nil {
-				return fmt.Errorf("keys create: %w in %s", err, *configPath)
+				return fmt.Errorf("keys create: %s: %w", *configPath, err)
 			}
 			exp, err := parseExpiry(*expires)
 			if err != nil {

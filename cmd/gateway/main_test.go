@@ -110,8 +110,8 @@ func TestKeysCreate(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{"unknown product", []string{"-product", "exercisedb-3d=Pro"}, `"exercisedb-3d"`},
-		{"unknown plan", []string{"-product", "exercisedb=Gold"}, `"Gold"`},
+		{"unknown product", []string{"-product", "exercisedb-3d=Pro"}, "keys create: " + config + `: no product "exercisedb-3d"; the products are exercisedb and exercisedb-video` + "\n"},
+		{"unknown plan", []string{"-product", "exercisedb=Gold"}, "keys create: " + config + `: product "exercisedb" has no plan "Gold"; its plans are Basic, Mega and Pro` + "\n"},
 		{"malformed product", []string{"-product", "exercisedb"}, `"exercisedb"`},
 		{"missing product", nil, "-product"},
 	} {

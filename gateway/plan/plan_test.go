@@ -53,3 +53,33 @@ func TestTable(t *testing.T) {
 		t.Errorf("basic = %+v quota %+v", basic, basic.Quota)
 	}
 }
+
+func TestCheckSubscriptions(t *testing.T) {
+	plans := map[string]config.Plan{"Pro": {Operations: []string{"*"}}, "Basic": {Operations: []string{"*"}}, "Mega": {Operations: []string{"*"}}}
+	media := config.Media{Kind: "gif", ImageURL: "https://m.example/{mediaKey}.gif"}
+	tab, err := NewTable([]config.Product{
+		{Name: "exercisedb", Hosts: []string{"a.example"}, Media: media, Plans: plans},
+		{Name: "exercisedb-video", Hosts: []string{"v.example"}, Media: media, Plans: map[string]config.Plan{"Mega": {Operations: []string{"*"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		subs map[string]string
+		want string // "" for no error
+	}{
+		{map[string]string{"exercisedb": "Pro", "exercisedb-video": "Mega"}, ""},
+		{map[string]string{"exercisedb": "Gold"}, `product "exercisedb" has no plan "Gold"; its plans are Basic, Mega and Pro`},
+		{map[string]string{"exercisedb": "pro"}, `product "exercisedb" has no plan "pro"; its plans are Basic, Mega and Pro`},
+		{map[string]string{"exercisedb-video": "Pro"}, `product "exercisedb-video" has no plan "Pro"; its plans are Mega`},
+		{map[string]string{"exercisedb-3d": "Pro"}, `no product "exercisedb-3d"; the products are exercisedb and exercisedb-video`},
+	} {
+		got := ""
+		if err := tab.CheckSubscriptions(tt.subs); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("CheckSubscriptions(%v) = %q, want %q", tt.subs, got, tt.want)
+		}
+	}
+}
