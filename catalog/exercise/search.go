@@ -337,10 +337,12 @@ func (s *searchIndex) finish() {
 	s.memo, s.singulars = nil, nil
 }
 
-// checkQuery reports what makes q unusable: too long, control
-// characters, nothing to search for.
+// checkQuery reports what makes q unusable: not valid UTF-8, too long,
+// control characters, nothing to search for.
 func checkQuery(q string, bad *ArgumentError) {
 	switch {
+	case !utf8.ValidString(q):
+		bad.add(FieldQuery, q, "is not valid UTF-8")
 	case utf8.RuneCountInString(q) > MaxQueryLength:
 		bad.add(FieldQuery, q, "is longer than %d characters", MaxQueryLength)
 	case strings.ContainsFunc(q, unicode.IsControl):

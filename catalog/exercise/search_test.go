@@ -381,7 +381,7 @@ func checkRanking(t *testing.T, c *Catalogue, cases []rankingCase) {
 
 func TestSearchErrors(t *testing.T) {
 	c := mustNew(t, searchFile(50, 1))
-	for _, q := range []string{strings.Repeat("é", MaxQueryLength+1), "--!?", "curl\x00", "\t"} {
+	for _, q := range []string{strings.Repeat("é", MaxQueryLength+1), "--!?", "curl\x00", "\t", "squ\xc3at"} {
 		_, err := c.List(Filter{Query: q}, PageRequest{})
 		var ae *ArgumentError
 		if !errors.As(err, &ae) || ae.Violations[0].Field != FieldQuery {
