@@ -12,10 +12,16 @@ import (
 // MaxNameLength bounds the name search text, in characters.
 const MaxNameLength = 100
 
+// MaxFilterValues bounds the values one filter field may hold, blank ones
+// not counted: every vocabulary is far smaller, so more is padding, which
+// would only cost time. The gateway bounds its filter parameters alike.
+const MaxFilterValues = 100
+
 // Filter selects exercises. Values within one field are alternatives (any
 // of); fields are all required (all of). Values are matched after
 // Canonical, blank values are dropped, and a field left with none is
-// absent. Every value must belong to the field's vocabulary.
+// absent. Every value must belong to the field's vocabulary, and a field
+// holds at most MaxFilterValues values.
 type Filter struct {
 	BodyParts        []string
 	Equipments       []string
@@ -73,9 +79,14 @@ func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) (*roaring.Bitmap, str
 	var groups [][]*roaring.Bitmap
 	var key strings.Builder
 	for _, spec := range filterFields {
+		values := f.values(spec.index)
+		if extra, n := beyondBound(values); n > MaxFilterValues {
+			bad.add(spec.field, extra, "is one value too many: a field holds at most %d values, and this one has %d", MaxFilterValues, n)
+			continue
+		}
 		var group []*roaring.Bitmap
 		var names []string
-		for _, raw := range f.values(spec.index) {
+		for _, raw := range values {
 			v := Canonical(raw)
 			if v == "" || slices.Contains(names, v) {
 				continue
@@ -120,6 +131,23 @@ func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) (*roaring.Bitmap, str
 	b := c.compute(groups, name)
 	c.resolved.Add(k, b)
 	return b, k
+}
+
+// beyondBound returns the number of values that are not blank, and the
+// first of them beyond MaxFilterValues, if any.
+func beyondBound(values []string) (string, int) {
+	var extra string
+	n := 0
+	for _, v := range values {
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		n++
+		if n == MaxFilterValues+1 {
+			extra = v
+		}
+	}
+	return extra, n
 }
 
 // checkName reports what makes a name search unusable, and reports whether

@@ -112,6 +112,11 @@ func idRange(from, to int) []string {
 
 func TestListErrors(t *testing.T) {
 	c, _ := fixture(t)
+	// 102 values, blanks not counted; each would be an unknown value.
+	tooMany := []string{" "}
+	for i := range MaxFilterValues + 2 {
+		tooMany = append(tooMany, fmt.Sprintf("x%d", i), "")
+	}
 	tests := []struct {
 		name   string
 		filter Filter
@@ -140,6 +145,11 @@ func TestListErrors(t *testing.T) {
 		{name: "name of punctuation", filter: Filter{Name: " -- "}, want: []FieldError{{FieldName, " -- ", "has no letters or digits to match"}}},
 		{name: "name over 100 characters", filter: Filter{Name: strings.Repeat("é", MaxNameLength+1)},
 			want: []FieldError{{FieldName, strings.Repeat("é", MaxNameLength+1), "is longer than 100 characters"}}},
+		{name: "too many values, and the other fields still checked", filter: Filter{BodyParts: tooMany, Equipments: []string{"hammer"}},
+			want: []FieldError{
+				{FieldBodyParts, "x100", "is one value too many: a field holds at most 100 values, and this one has 102"},
+				{FieldEquipments, "hammer", "is not a known equipment"},
+			}},
 		{name: "after beyond the cap", req: PageRequest{RecordCap: 4, After: "a05"}, cap: &CapError{FieldAfter, "a05", 4}},
 		{name: "before beyond the cap", filter: Filter{BodyParts: []string{"back"}}, req: PageRequest{RecordCap: 2, Before: "a05"}, cap: &CapError{FieldBefore, "a05", 2}},
 	}
@@ -164,6 +174,18 @@ func TestListErrors(t *testing.T) {
 				t.Errorf("violations (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestFilterValueBoundCountsNoBlanks(t *testing.T) {
+	c, _ := fixture(t)
+	values := slices.Repeat([]string{"back", " ", ""}, MaxFilterValues)
+	if _, err := c.List(Filter{BodyParts: values}, PageRequest{}); err != nil {
+		t.Fatalf("%d values and blanks: %v", MaxFilterValues, err)
+	}
+	values = append(values, "back")
+	if _, err := c.List(Filter{BodyParts: values}, PageRequest{}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("%d values: err = %v, want an ArgumentError", MaxFilterValues+1, err)
 	}
 }
 
