@@ -3,6 +3,7 @@ package grpcapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -185,6 +186,42 @@ func TestErrors(t *testing.T) {
 				t.Errorf("details (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestInvalidArgumentReportsABoundedNumberOfViolations(t *testing.T) {
+	h := start(t, true)
+	unknown := make([]string, exercise.MaxFilterValues)
+	for i := range unknown {
+		unknown[i] = fmt.Sprintf("x%d", i)
+	}
+	f := &catalogv1.ExerciseFilter{BodyParts: unknown, Equipments: unknown, Difficulties: unknown,
+		ExerciseTypes: unknown, TargetMuscles: unknown, SecondaryMuscles: unknown}
+	_, err := h.client.ListExercises(context.Background(), &catalogv1.ListExercisesRequest{Filter: f})
+	st := status.Convert(err)
+	if st.Code() != codes.InvalidArgument {
+		t.Fatalf("code = %v (%s), want InvalidArgument", st.Code(), st.Message())
+	}
+	if n := strings.Count(st.Message(), `is not a known`); n != maxViolations {
+		t.Errorf("message names %d violations, want %d", n, maxViolations)
+	}
+	if want, msg := fmt.Sprintf("; and %d more", 6*exercise.MaxFilterValues-maxViolations), st.Message(); !strings.HasSuffix(msg, want) {
+		t.Errorf("message ends with %q, want %q", msg[max(0, len(msg)-len(want)):], want)
+	}
+	br, ok := st.Details()[0].(*errdetails.BadRequest)
+	if !ok || len(br.FieldViolations) != maxViolations {
+		t.Errorf("details: %T, %d violations, want a BadRequest of %d", st.Details()[0], len(br.GetFieldViolations()), maxViolations)
+	}
+
+	// One value more than a field may hold is one violation naming it.
+	f = &catalogv1.ExerciseFilter{BodyParts: append(unknown, "chest")}
+	_, err = h.client.ListExercises(context.Background(), &catalogv1.ListExercisesRequest{Filter: f})
+	want := []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{
+		Field:       "filter.body_parts",
+		Description: `"chest" is one value too many: a field holds at most 100 values, and this one has 101`,
+	}}}}
+	if diff := cmp.Diff(want, status.Convert(err).Details(), protocmp.Transform()); diff != "" {
+		t.Errorf("101 values: details (-want +got):\n%s", diff)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -64,18 +65,7 @@ func toStatus(err error) error {
 	)
 	switch {
 	case errors.As(err, &bad):
-		br := &errdetails.BadRequest{}
-		msg := "invalid argument:"
-		for i, v := range bad.Violations {
-			path := fieldPaths[v.Field]
-			desc := fmt.Sprintf("%q %s", shorten(v.Value), v.Description)
-			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: path, Description: desc})
-			if i > 0 {
-				msg += ";"
-			}
-			msg += " " + path + ": " + desc
-		}
-		return withDetails(codes.InvalidArgument, msg, br)
+		return invalidArgument(bad.Violations)
 	case errors.As(err, &capErr):
 		return withDetails(codes.OutOfRange, capErr.Error(), &errdetails.ErrorInfo{
 			Reason: ReasonBeyondRecordCap,
@@ -91,6 +81,36 @@ func toStatus(err error) error {
 	default:
 		return &internalError{err: err}
 	}
+}
+
+// maxViolations bounds the field violations an INVALID_ARGUMENT status
+// reports, in its message and in its BadRequest: a request with thousands
+// of bad values would otherwise cost a reply as large as the request and
+// the time to build it. The message says how many more there were.
+const maxViolations = 20
+
+// invalidArgument reports the first maxViolations of vs.
+func invalidArgument(vs []exercise.FieldError) error {
+	shown := vs[:min(len(vs), maxViolations)]
+	br := &errdetails.BadRequest{FieldViolations: make([]*errdetails.BadRequest_FieldViolation, len(shown))}
+	var msg strings.Builder
+	msg.WriteString("invalid argument:")
+	for i, v := range shown {
+		path := fieldPaths[v.Field]
+		desc := fmt.Sprintf("%q %s", shorten(v.Value), v.Description)
+		br.FieldViolations[i] = &errdetails.BadRequest_FieldViolation{Field: path, Description: desc}
+		if i > 0 {
+			msg.WriteByte(';')
+		}
+		msg.WriteByte(' ')
+		msg.WriteString(path)
+		msg.WriteString(": ")
+		msg.WriteString(desc)
+	}
+	if more := len(vs) - len(shown); more > 0 {
+		fmt.Fprintf(&msg, "; and %d more", more)
+	}
+	return withDetails(codes.InvalidArgument, msg.String(), br)
 }
 
 func withDetails(code codes.Code, msg string, details ...protoadapt.MessageV1) error {
