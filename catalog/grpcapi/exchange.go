@@ -3,11 +3,13 @@ package grpcapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -15,6 +17,11 @@ import (
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 	"github.com/exercisedb/exercisedb/pkg/logging"
 )
+
+// MaxExchangeCalls bounds the calls of one ExchangeRequest: a batch is
+// answered in one message, so a bound on calls bounds the memory a batch
+// costs. The gateway sends 64 at most.
+const MaxExchangeCalls = 256
 
 // server is the Service as registered: it adds Exchange, which needs the
 // per-call logging and counting that interceptors give the unary methods.
@@ -46,7 +53,8 @@ func newServer(svc *Service, log *logging.Lines, reg prometheus.Registerer) *ser
 // Exchange implements catalogv1.CatalogServiceServer. It serves the
 // stream's batches one after the other until the client closes it or the
 // service stops; each call costs a few microseconds, so a batch needs no
-// concurrency of its own.
+// concurrency of its own. A batch of more than MaxExchangeCalls calls ends
+// the stream with INVALID_ARGUMENT, unanswered.
 func (s *server) Exchange(stream grpc.BidiStreamingServer[catalogv1.ExchangeRequest, catalogv1.ExchangeResponse]) error {
 	ctx := stream.Context()
 	_, _, stopping := s.watch()
@@ -70,6 +78,14 @@ func (s *server) Exchange(stream grpc.BidiStreamingServer[catalogv1.ExchangeRequ
 	for {
 		select {
 		case req := <-batches:
+			if n := len(req.Calls); n > MaxExchangeCalls {
+				return withDetails(codes.InvalidArgument,
+					fmt.Sprintf("invalid argument: calls: a batch of %d calls is too large; send at most %d", n, MaxExchangeCalls),
+					&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{
+						Field:       "calls",
+						Description: fmt.Sprintf("a batch of %d calls is too large; send at most %d", n, MaxExchangeCalls),
+					}}})
+			}
 			if err := stream.Send(s.serve(ctx, req)); err != nil {
 				return err
 			}

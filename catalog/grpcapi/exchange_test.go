@@ -2,10 +2,12 @@ package grpcapi
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -110,6 +112,35 @@ func TestExchangeRefusesACallWithoutMethod(t *testing.T) {
 	}
 	if resp.Results[1].GetGetExercise() == nil {
 		t.Errorf("the next call of the batch: %v, want its exercise", resp.Results[1])
+	}
+}
+
+func TestExchangeBoundsTheCallsOfABatch(t *testing.T) {
+	h := start(t, true)
+	stream, err := h.client.Exchange(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := slices.Repeat([]*catalogv1.Call{get("pu")}, MaxExchangeCalls)
+	if err := stream.Send(&catalogv1.ExchangeRequest{Calls: full}); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := stream.Recv(); err != nil || len(resp.Results) != MaxExchangeCalls {
+		t.Fatalf("a batch of %d calls: %d results, %v", MaxExchangeCalls, len(resp.GetResults()), err)
+	}
+	if err := stream.Send(&catalogv1.ExchangeRequest{Calls: append(full, get("pu"))}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = stream.Recv()
+	st := status.Convert(err)
+	want := []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{
+		Field: "calls", Description: "a batch of 257 calls is too large; send at most 256",
+	}}}}
+	if st.Code() != codes.InvalidArgument {
+		t.Fatalf("a batch of %d calls: %v, want InvalidArgument", MaxExchangeCalls+1, err)
+	}
+	if diff := cmp.Diff(want, st.Details(), protocmp.Transform()); diff != "" {
+		t.Errorf("details (-want +got):\n%s", diff)
 	}
 }
 

@@ -1577,7 +1577,7 @@ func (x *WatchCatalogueResponse) GetRecords() int32 {
 // ExchangeRequest is one batch of calls.
 type ExchangeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The calls, answered in this order.
+	// The calls, answered in this order; at most 256 (see Exchange).
 	Calls         []*Call `protobuf:"bytes,1,rep,name=calls,proto3" json:"calls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

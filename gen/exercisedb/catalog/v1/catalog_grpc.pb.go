@@ -72,7 +72,9 @@ type CatalogServiceClient interface {
 	// position, with the same outcome as the unary method would give. When
 	// the catalog shuts down it answers the batch it is serving, then ends
 	// the stream with UNAVAILABLE: calls of later batches were not served
-	// and may be sent again on another stream.
+	// and may be sent again on another stream. A batch holds at most 256
+	// calls: a larger one ends the stream with INVALID_ARGUMENT naming
+	// `calls`, unanswered (earlier batches were answered).
 	Exchange(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExchangeRequest, ExchangeResponse], error)
 }
 
@@ -225,7 +227,9 @@ type CatalogServiceServer interface {
 	// position, with the same outcome as the unary method would give. When
 	// the catalog shuts down it answers the batch it is serving, then ends
 	// the stream with UNAVAILABLE: calls of later batches were not served
-	// and may be sent again on another stream.
+	// and may be sent again on another stream. A batch holds at most 256
+	// calls: a larger one ends the stream with INVALID_ARGUMENT naming
+	// `calls`, unanswered (earlier batches were answered).
 	Exchange(grpc.BidiStreamingServer[ExchangeRequest, ExchangeResponse]) error
 	mustEmbedUnimplementedCatalogServiceServer()
 }
