@@ -30,8 +30,12 @@ const ServiceName = "exercisedb.catalog.v1.CatalogService"
 // NewServer returns a gRPC server offering svc and grpc.health.v1, logging
 // every call to log and counting calls in reg; opts are added (for example
 // a tracing stats handler, or TLS credentials). Health starts NOT_SERVING:
-// the caller sets SERVING once a catalogue is loaded. Server reflection is
-// the caller's choice: reflection.Register before serving.
+// the caller sets SERVING once a catalogue is loaded. At shutdown, call
+// Shutdown on the health server, then svc.Stop: health Watch streams end
+// with UNAVAILABLE once they have sent NOT_SERVING, as WatchCatalogue
+// and Exchange streams end, so that none holds a graceful stop open.
+// Server reflection is the caller's choice: reflection.Register before
+// serving.
 func NewServer(svc *Service, log *logging.Lines, reg prometheus.Registerer, opts ...grpc.ServerOption) (*grpc.Server, *health.Server) {
 	metrics := grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
 	reg.MustRegister(metrics, newCatalogueCollector(svc))
@@ -53,7 +57,7 @@ func NewServer(svc *Service, log *logging.Lines, reg prometheus.Registerer, opts
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
-	healthpb.RegisterHealthServer(srv, hs)
+	healthpb.RegisterHealthServer(srv, &healthServer{Server: hs, svc: svc})
 	metrics.InitializeMetrics(srv)
 	return srv, hs
 }

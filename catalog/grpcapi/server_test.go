@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -288,6 +289,42 @@ func TestHealthFollowsLoading(t *testing.T) {
 	h.health.Shutdown()
 	if got := check(ServiceName); got != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Errorf("after Shutdown: %v", got)
+	}
+}
+
+func TestHealthWatchEndsWhenTheServiceStops(t *testing.T) {
+	h := start(t, true)
+	hc := healthpb.NewHealthClient(h.conn)
+	// A stream that is not ended fails the test at this deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	watch := func(service string, want healthpb.HealthCheckResponse_ServingStatus) grpc.ServerStreamingClient[healthpb.HealthCheckResponse] {
+		t.Helper()
+		w, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{Service: service})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := w.Recv(); err != nil || r.Status != want {
+			t.Fatalf("watch %q: %v %v, want %v", service, r, err, want)
+		}
+		return w
+	}
+	serving := watch("", healthpb.HealthCheckResponse_SERVING)
+	unknown := watch("nope", healthpb.HealthCheckResponse_SERVICE_UNKNOWN)
+	h.svc.Stop() // still SERVING: the watcher must hear NOT_SERVING first
+	h.health.Shutdown()
+	if r, err := serving.Recv(); err != nil || r.Status != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("after Shutdown: %v %v, want NOT_SERVING", r, err)
+	}
+	for name, w := range map[string]grpc.ServerStreamingClient[healthpb.HealthCheckResponse]{"serving": serving, "unknown": unknown} {
+		if r, err := w.Recv(); status.Code(err) != codes.Unavailable {
+			t.Errorf("%s watcher after Stop: %v %v, want the stream to end with Unavailable", name, r, err)
+		}
+	}
+	// A watch begun after the stop ends after its first status.
+	late := watch(ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
+	if r, err := late.Recv(); status.Code(err) != codes.Unavailable {
+		t.Errorf("watch begun after Stop: %v %v, want the stream to end with Unavailable", r, err)
 	}
 }
 

@@ -18,9 +18,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 )
@@ -238,6 +240,49 @@ func TestBinaryDrainsOnSIGTERM(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("still running after its calls finished")
+	}
+}
+
+// A health watcher that does not leave on its own (grpc-go's client-side
+// health checking, a Watch-based probe) must not hold the drain until its
+// deadline: its stream ends once it has heard NOT_SERVING.
+func TestBinaryEndsHealthWatchesOnSIGTERM(t *testing.T) {
+	p := startBinary(t, "-shutdown-timeout", "20s")
+	conn := p.dial(t)
+	waitServing(t, conn)
+	// Well before the shutdown deadline: a stream that is not ended fails.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var watches []grpc.ServerStreamingClient[healthpb.HealthCheckResponse]
+	for _, service := range []string{"", "exercisedb.catalog.v1.CatalogService"} {
+		w, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{Service: service})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := w.Recv(); err != nil || r.Status != healthpb.HealthCheckResponse_SERVING {
+			t.Fatalf("watch %q: %v %v", service, r, err)
+		}
+		watches = append(watches, w)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range watches {
+		if r, err := w.Recv(); err != nil || r.Status != healthpb.HealthCheckResponse_NOT_SERVING {
+			t.Fatalf("after SIGTERM, watch: %v %v; want NOT_SERVING", r, err)
+		}
+		if r, err := w.Recv(); status.Code(err) != codes.Unavailable {
+			t.Errorf("after NOT_SERVING, watch: %v %v; want the stream to end with Unavailable", r, err)
+		}
+	}
+	// The connection stays open: the process must exit all the same.
+	select {
+	case <-p.exited:
+		if p.exitErr != nil {
+			t.Fatalf("exit: %v", p.exitErr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still running 10s after SIGTERM with only health watchers connected")
 	}
 }
 
