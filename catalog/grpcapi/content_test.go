@@ -8,6 +8,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 )
@@ -105,6 +106,57 @@ func TestContentAndRelations(t *testing.T) {
 				}
 			}
 			t.Fatalf("no violation of %s in %v", tc.field, st.Details())
+		})
+	}
+}
+
+func TestUnknownEnumValuesAreNamedAsSent(t *testing.T) {
+	h := startWith(t, true, "testdata/content.json")
+	const (
+		wantRelation = "is not a relation (want RELATION_VARIATIONS or RELATION_ALTERNATIVES)"
+		wantContent  = "is not a content field (want CONTENT_FIELD_DESCRIPTION, CONTENT_FIELD_INSTRUCTIONS, CONTENT_FIELD_TIPS or CONTENT_FIELD_ALIASES)"
+	)
+	tests := []struct {
+		name string
+		req  *catalogv1.ListExercisesRequest
+		want []*errdetails.BadRequest_FieldViolation // nil: the call succeeds
+	}{
+		{"unknown relation", &catalogv1.ListExercisesRequest{Related: &catalogv1.Related{Id: "bp", Relation: 99}},
+			[]*errdetails.BadRequest_FieldViolation{{Field: "related.relation", Description: `"99" ` + wantRelation}}},
+		{"negative relation", &catalogv1.ListExercisesRequest{Related: &catalogv1.Related{Id: "bp", Relation: -1}},
+			[]*errdetails.BadRequest_FieldViolation{{Field: "related.relation", Description: `"-1" ` + wantRelation}}},
+		{"unspecified relation", &catalogv1.ListExercisesRequest{Related: &catalogv1.Related{Id: "bp"}},
+			[]*errdetails.BadRequest_FieldViolation{{Field: "related.relation", Description: `"RELATION_UNSPECIFIED" ` + wantRelation}}},
+		{"unknown include", &catalogv1.ListExercisesRequest{Include: []catalogv1.ContentField{catalogv1.ContentField_CONTENT_FIELD_TIPS, 99}},
+			[]*errdetails.BadRequest_FieldViolation{{Field: "include", Description: `"99" ` + wantContent}}},
+		{"negative include, with a bad limit", &catalogv1.ListExercisesRequest{Limit: 500, Include: []catalogv1.ContentField{-5}},
+			[]*errdetails.BadRequest_FieldViolation{
+				{Field: "limit", Description: `"500" must be between 1 and 100`},
+				{Field: "include", Description: `"-5" ` + wantContent},
+			}},
+		{"unknown include beats an unknown id", &catalogv1.ListExercisesRequest{
+			Include: []catalogv1.ContentField{7},
+			Related: &catalogv1.Related{Id: "nope", Relation: catalogv1.Relation_RELATION_VARIATIONS},
+		}, []*errdetails.BadRequest_FieldViolation{{Field: "include", Description: `"7" ` + wantContent}}},
+		{"unspecified include is ignored", &catalogv1.ListExercisesRequest{Include: []catalogv1.ContentField{catalogv1.ContentField_CONTENT_FIELD_UNSPECIFIED}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := h.client.ListExercises(context.Background(), tt.req)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			st := status.Convert(err)
+			if st.Code() != codes.InvalidArgument {
+				t.Fatalf("code %s (%v), want InvalidArgument", st.Code(), err)
+			}
+			want := []any{&errdetails.BadRequest{FieldViolations: tt.want}}
+			if diff := cmp.Diff(want, st.Details(), protocmp.Transform()); diff != "" {
+				t.Errorf("details (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

@@ -130,16 +130,14 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 	rel := req.GetRelated()
 	if rel != nil {
 		page, err = c.Related(relations[rel.GetRelation()], rel.GetId(), filter, pr)
+		relabelRelated(err, rel.GetRelation())
 	} else {
 		page, err = c.List(filter, pr)
 	}
-	switch {
-	case err != nil && rel != nil:
-		return nil, relatedStatus(err)
-	case err != nil:
-		return nil, toStatus(err)
+	include, unknown := contentMask(req.GetInclude())
+	if err != nil || unknown != nil {
+		return nil, withViolations(err, unknown)
 	}
-	include := contentMask(req.GetInclude())
 	out := &catalogv1.ListExercisesResponse{
 		Total:            int32(page.Total),
 		HasNextPage:      page.HasNextPage,
@@ -249,14 +247,25 @@ const allContent content = 1<<catalogv1.ContentField_CONTENT_FIELD_DESCRIPTION |
 	1<<catalogv1.ContentField_CONTENT_FIELD_TIPS |
 	1<<catalogv1.ContentField_CONTENT_FIELD_ALIASES
 
-func contentMask(fields []catalogv1.ContentField) content {
-	var m content
+// contentMask returns the set of fields, and a violation for each value
+// that is not a content field, up to maxViolations of them (a request may
+// repeat one a million times). CONTENT_FIELD_UNSPECIFIED is ignored.
+func contentMask(fields []catalogv1.ContentField) (content, []exercise.FieldError) {
+	var (
+		m   content
+		bad []exercise.FieldError
+	)
 	for _, f := range fields {
-		if f > 0 && f < 8 {
+		switch {
+		case f == catalogv1.ContentField_CONTENT_FIELD_UNSPECIFIED:
+		case f > 0 && f < 8 && allContent&(1<<f) != 0:
 			m |= 1 << f
+		case len(bad) < maxViolations:
+			bad = append(bad, exercise.FieldError{Field: fieldInclude, Value: f.String(),
+				Description: "is not a content field (want CONTENT_FIELD_DESCRIPTION, CONTENT_FIELD_INSTRUCTIONS, CONTENT_FIELD_TIPS or CONTENT_FIELD_ALIASES)"})
 		}
 	}
-	return m & allContent
+	return m, bad
 }
 
 func (m content) has(f catalogv1.ContentField) bool { return m&(1<<f) != 0 }

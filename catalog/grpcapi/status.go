@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 
 	"github.com/exercisedb/exercisedb/catalog/exercise"
+	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 )
 
 // ReasonBeyondRecordCap is the ErrorInfo reason of an OUT_OF_RANGE status
@@ -39,20 +40,44 @@ var fieldPaths = map[string]string{
 	exercise.FieldID:               "id",
 	exercise.FieldRelation:         "related.relation",
 	exercise.FieldRelatedID:        "related.id",
+	fieldInclude:                   "include",
 }
 
-// relatedStatus is toStatus for a related listing, whose id is the field
-// related.id.
-func relatedStatus(err error) error {
+// fieldInclude names ListExercisesRequest.include in a FieldError; the
+// catalogue knows nothing of content masks.
+const fieldInclude = "include"
+
+// relabelRelated adapts the violations in err, an error of a related
+// listing: the id is the field related.id, and the relation is reported
+// as sent, since an unknown number has no catalogue Relation to name it.
+func relabelRelated(err error, rel catalogv1.Relation) {
 	var bad *exercise.ArgumentError
 	if errors.As(err, &bad) {
 		for i, v := range bad.Violations {
-			if v.Field == exercise.FieldID {
+			switch v.Field {
+			case exercise.FieldID:
 				bad.Violations[i].Field = exercise.FieldRelatedID
+			case exercise.FieldRelation:
+				// RELATION_UNSPECIFIED, or the number of an unknown value.
+				bad.Violations[i].Value = rel.String()
+				bad.Violations[i].Description = "is not a relation (want RELATION_VARIATIONS or RELATION_ALTERNATIVES)"
 			}
 		}
 	}
-	return toStatus(err)
+}
+
+// withViolations is toStatus for err, a catalogue error or nil, with more
+// violations found by the adapter: they are reported with err's own, and
+// a request with any is INVALID_ARGUMENT whatever else err says.
+func withViolations(err error, more []exercise.FieldError) error {
+	if len(more) == 0 {
+		return toStatus(err)
+	}
+	var bad *exercise.ArgumentError
+	if errors.As(err, &bad) {
+		return invalidArgument(append(bad.Violations, more...))
+	}
+	return invalidArgument(more)
 }
 
 // toStatus is the one place where catalogue errors become gRPC statuses.

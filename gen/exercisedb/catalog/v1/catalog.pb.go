@@ -504,7 +504,8 @@ type ListExercisesRequest struct {
 	// beyond the last reachable record is OUT_OF_RANGE.
 	RecordCap int32 `protobuf:"varint,5,opt,name=record_cap,json=recordCap,proto3" json:"record_cap,omitempty"`
 	// Content fields to fill in each listed exercise; by default none, so a
-	// plain listing stays small.
+	// plain listing stays small. CONTENT_FIELD_UNSPECIFIED is ignored; a
+	// number that names no content field is INVALID_ARGUMENT naming it.
 	Include []ContentField `protobuf:"varint,6,rep,packed,name=include,proto3,enum=exercisedb.catalog.v1.ContentField" json:"include,omitempty"`
 	// When set, lists the exercises related to one exercise (that the filter
 	// selects) instead of the whole catalogue. Such a list is ranked best
