@@ -145,7 +145,7 @@ func (c *Catalogue) rankedPage(r *ranked, limit int, cur cursor, recordCap int) 
 		switch {
 		case g < 0:
 			return Page{}, &ArgumentError{Violations: []FieldError{{
-				Field: cur.field, Value: cur.id, Description: "is not a record of this list (a cursor must be an exerciseId from one of its pages)",
+				Field: cur.field, Value: cur.id, Description: "is not a record of this list (a cursor must be the id of a record on one of its pages)",
 			}}}
 		case g >= reach:
 			return Page{}, &CapError{Field: cur.field, Value: cur.id, RecordCap: recordCap}

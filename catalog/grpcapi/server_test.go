@@ -148,6 +148,17 @@ func TestErrors(t *testing.T) {
 			}}},
 		},
 		{
+			name: "cursor not in a ranked list", // in gRPC terms, not the gateway's exerciseId
+			call: func() error {
+				_, err := h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{Filter: &catalogv1.ExerciseFilter{Query: "bench"}, After: "pu"})
+				return err
+			},
+			code: codes.InvalidArgument,
+			details: []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+				{Field: "after", Description: `"pu" is not a record of this list (a cursor must be the id of a record on one of its pages)`},
+			}}},
+		},
+		{
 			name: "cursor beyond the record cap",
 			call: func() error {
 				_, err := h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{RecordCap: 1, After: "pu"})
