@@ -160,3 +160,16 @@ func TestUnknownEnumValuesAreNamedAsSent(t *testing.T) {
 		})
 	}
 }
+
+func TestNotFoundNamesTheFieldAndTheID(t *testing.T) {
+	h := startWith(t, true, "testdata/content.json")
+	ctx := context.Background()
+	_, err := h.client.GetExercise(ctx, &catalogv1.GetExerciseRequest{Id: "nope"})
+	if st := status.Convert(err); st.Code() != codes.NotFound || st.Message() != `id "nope": no exercise has this id` {
+		t.Errorf("GetExercise(nope): %v", err)
+	}
+	_, err = h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{Related: &catalogv1.Related{Id: "nope", Relation: catalogv1.Relation_RELATION_VARIATIONS}})
+	if st := status.Convert(err); st.Code() != codes.NotFound || st.Message() != `related.id "nope": no exercise has this id` {
+		t.Errorf("variations of nope: %v", err)
+	}
+}

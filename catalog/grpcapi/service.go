@@ -136,6 +136,9 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 	}
 	include, unknown := contentMask(req.GetInclude())
 	if err != nil || unknown != nil {
+		if rel != nil {
+			err = notFound(err, "related.id", rel.GetId())
+		}
 		return nil, withViolations(err, unknown)
 	}
 	out := &catalogv1.ListExercisesResponse{
@@ -169,7 +172,7 @@ func (s *Service) GetExercise(_ context.Context, req *catalogv1.GetExerciseReque
 	}
 	x, err := c.Exercise(req.GetId())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, toStatus(notFound(err, "id", req.GetId()))
 	}
 	if req.GetJson() {
 		return &catalogv1.GetExerciseResponse{ExerciseJson: toJSON(&catalogv1.ExerciseJSON{}, c, &x, allContent), CatalogueVersion: c.Version()}, nil

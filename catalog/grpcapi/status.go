@@ -66,6 +66,23 @@ func relabelRelated(err error, rel catalogv1.Relation) {
 	}
 }
 
+// notFound returns err, an error of a lookup of id in the field path,
+// with the field and id that toStatus names when it is ErrNotFound.
+func notFound(err error, path, id string) error {
+	if errors.Is(err, exercise.ErrNotFound) {
+		return &unknownID{path: path, id: id}
+	}
+	return err
+}
+
+// unknownID is an ErrNotFound that knows the request field and the id.
+type unknownID struct{ path, id string }
+
+func (e *unknownID) Error() string {
+	return e.path + " " + strconv.Quote(e.id) + ": no exercise has this id"
+}
+func (e *unknownID) Unwrap() error { return exercise.ErrNotFound }
+
 // withViolations is toStatus for err, a catalogue error or nil, with more
 // violations found by the adapter: they are reported with err's own, and
 // a request with any is INVALID_ARGUMENT whatever else err says.
@@ -85,8 +102,9 @@ func withViolations(err error, more []exercise.FieldError) error {
 // logging interceptor records the real one.
 func toStatus(err error) error {
 	var (
-		bad    *exercise.ArgumentError
-		capErr *exercise.CapError
+		bad     *exercise.ArgumentError
+		capErr  *exercise.CapError
+		unknown *unknownID
 	)
 	switch {
 	case errors.As(err, &bad):
@@ -101,6 +119,8 @@ func toStatus(err error) error {
 				"record_cap": strconv.Itoa(capErr.RecordCap),
 			},
 		})
+	case errors.As(err, &unknown):
+		return status.Errorf(codes.NotFound, "%s %q: no exercise has this id", unknown.path, shorten(unknown.id))
 	case errors.Is(err, exercise.ErrNotFound):
 		return status.Error(codes.NotFound, "no exercise has this id")
 	default:
