@@ -185,6 +185,9 @@ func mustParseSynonyms(text string) (map[string][][]string, int) {
 			panic(fmt.Sprintf("synonyms.txt:%d: want \"phrase = alternative | ...\"", n))
 		}
 		longest = max(longest, len(words(from)))
+		if _, ok := out[key]; !ok {
+			out[key] = nil // a phrase that stands only for itself is still one unit ("upper arms")
+		}
 		for _, alt := range strings.Split(to, "|") {
 			ws := words(alt)
 			switch {

@@ -427,7 +427,14 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// the barbell curl before a "seated biceps stretch"), of strength
 	// first unless it names a type, and of larger families first.
 	var staples, stapleMasks []*roaring.Bitmap
-	if d, ok := s.describe(units); ok {
+	d, described := s.describe(units)
+	// A description of two units or more that begins a name ("dumbbell
+	// shoulder", "barbell back") is that name being typed first.
+	typing := described && len(units) >= 2
+	if typing {
+		tiers = append(tiers, roaring.And(all, s.completedKeys(units)))
+	}
+	if described {
 		stapleMasks = s.stapleMasks(d.equipments)
 		t := roaring.FastAnd(all, d.records, or(stapleMasks...))
 		if !d.typed {
@@ -471,12 +478,17 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		t.AndNot(taken)
 		taken.Or(t)
 	}
-	// The staples' tiers follow tier 1; they are split by family size.
-	r := newSplitRanked(tiers[:1], s.masks)
+	// The staples' tiers follow tier 1 (and the names being typed); they
+	// are split by family size.
+	first := 1
+	if typing {
+		first = 2
+	}
+	r := newSplitRanked(tiers[:first], s.masks)
 	for _, t := range staples {
 		r.split(t, stapleMasks)
 	}
-	for _, t := range tiers[1+len(staples):] {
+	for _, t := range tiers[first+len(staples):] {
 		r.split(t, s.masks)
 	}
 	return r
@@ -562,7 +574,7 @@ func (s *searchIndex) joinSplit(units []unit) []unit {
 		if i+1 < len(units) {
 			a, b := u.alternatives[0], units[i+1].alternatives[0]
 			if j := stem(a[0] + b[0]); len(a) == 1 && len(b) == 1 && (s.whole[j] || synonyms[j] != nil) {
-				u = unit{alternatives: [][]string{{a[0], b[0]}}, last: units[i+1].last}
+				u = unit{alternatives: [][]string{{a[0], b[0]}, {a[0] + b[0]}}, last: units[i+1].last}
 				for _, alt := range synonyms[j] {
 					if stemmed(alt) != stemmed(u.alternatives[0]) {
 						u.alternatives = append(u.alternatives, alt)
@@ -655,8 +667,8 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 	alternatives := u.alternatives
 	for _, alt := range u.alternatives {
 		// Two words may be written as one ("body weight", "bodyweight").
-		if len(alt) == 2 {
-			alternatives = append(alternatives, []string{alt[0] + alt[1]})
+		if joined := []string{strings.Join(alt, "")}; len(alt) == 2 && !slices.ContainsFunc(alternatives, func(a []string) bool { return slices.Equal(a, joined) }) {
+			alternatives = append(alternatives, joined)
 		}
 	}
 	// A phrase of the synonym table is known: no typo of another word

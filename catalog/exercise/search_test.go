@@ -344,6 +344,7 @@ func TestSearchRankingStaples(t *testing.T) {
 		add(fmt.Sprintf("s%d", i), name, "chest stretch", i == 0, "body weight", "stretching", "pectoralis major")
 	}
 	add("c1", "chest slide", "chest slide", true, "body weight", "strength", "pectoralis major") // a family of one
+	add("c2", "dumbbell chest squeeze", "chest squeeze", true, "dumbbell", "strength", "pectoralis major")
 	for i, name := range []string{"push jerk", "split jerk", "power jerk", "squat jerk"} {
 		add(fmt.Sprintf("j%d", i), name, "jerk", i == 0, "barbell", "strength", "quadriceps", "pectoralis major")
 	}
@@ -352,10 +353,10 @@ func TestSearchRankingStaples(t *testing.T) {
 		// The staples: the bench press, then the stretch (not the jerk,
 		// whose chest only helps, nor the family of one); then "chest" in
 		// the name, then the rest, standard forms and short names first.
-		{"pecs", []string{"b0", "s0", "c1", "b3", "s1", "s2", "s3", "j0", "j1", "j2"}},
-		{"dumbbell chest", []string{"b1", "b2"}},
-		{"dumb bell bench", []string{"b1", "b2"}}, // two words that make one of a name
-		{"chest day", []string{"b0", "s0", "c1", "b3", "s1", "s2", "s3", "j0", "j1", "j2"}},
+		{"pecs", []string{"b0", "s0", "c1", "c2", "b3", "s1", "s2", "s3", "j0", "j1"}},
+		{"dumbbell chest", []string{"c2", "b1", "b2"}}, // a name being typed, then the staples
+		{"dumb bell bench", []string{"b1", "b2"}},      // two words that make one of a name
+		{"chest day", []string{"b0", "s0", "c1", "c2", "b3", "s1", "s2", "s3", "j0", "j1"}},
 		{"quads", []string{"j0", "j1", "j2", "j3"}},
 	})
 }
