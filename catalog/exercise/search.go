@@ -87,9 +87,13 @@ type searchIndex struct {
 	// strength holds the records of a strengthTypes type, and types the
 	// exercise types as primary spells them: a query of muscles shows
 	// their strength staples before stretches, steps and skipping, unless
-	// it names a type.
-	strength *roaring.Bitmap
-	types    map[string]bool
+	// it names a type. loaded holds those of no conditioningTypes type
+	// too: for a muscle, a crab walk or a farmer's walk is conditioning
+	// before it is a triceps or a trapezius exercise, while for an
+	// equipment the kettlebell swing stays a kettlebell staple. anatomy
+	// holds the muscles and body parts as primary spells them.
+	strength, loaded *roaring.Bitmap
+	types, anatomy   map[string]bool
 	// shortest holds, until finish, the record of the fewest name words of
 	// each family and equipment.
 	shortest map[[2]string]shortName
@@ -115,12 +119,14 @@ func newSearchIndex(muscles []Muscle) *searchIndex {
 		head: map[string]*roaring.Bitmap{}, familySize: map[string]int{}, standardOf: map[string]uint32{},
 		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{}, whole: map[string]bool{},
 		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{},
-		strength: roaring.New(), types: map[string]bool{},
+		strength: roaring.New(), loaded: roaring.New(), types: map[string]bool{}, anatomy: map[string]bool{},
 		equipmentStaples: map[string]*[len(standardRanks)]*roaring.Bitmap{}, shortest: map[[2]string]shortName{},
 		equipmentOf: map[uint32][]string{},
 	}
 	for _, m := range muscles {
 		s.partOf[m.Name] = m.BodyPart
+		s.anatomy[singularPhrase(words(m.Name))] = true
+		s.anatomy[singularPhrase(words(m.BodyPart))] = true
 	}
 	for i := range s.words {
 		s.words[i] = roaring.New()
@@ -148,8 +154,12 @@ type shortName struct {
 	words int
 }
 
-// strengthTypes are the exercise types that train a muscle against a load.
-var strengthTypes = []string{"strength", "weightlifting"}
+// strengthTypes are the exercise types that train a muscle against a
+// load; conditioningTypes those that train the heart and lungs.
+var (
+	strengthTypes     = []string{"strength", "weightlifting"}
+	conditioningTypes = []string{"cardio", "aerobic"}
+)
 
 // terms is terms(text), remembered: a vocabulary value recurs in
 // thousands of records.
@@ -216,8 +226,14 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 	}
 	for _, v := range x.ExerciseTypes {
 		s.types[singularPhrase(words(v))] = true
-		if slices.Contains(strengthTypes, v) {
-			s.strength.Add(pos)
+	}
+	of := func(types []string) bool {
+		return slices.ContainsFunc(x.ExerciseTypes, func(v string) bool { return slices.Contains(types, v) })
+	}
+	if of(strengthTypes) {
+		s.strength.Add(pos)
+		if !of(conditioningTypes) {
+			s.loaded.Add(pos)
 		}
 	}
 	for _, h := range heads(headPhrase(x.Name)) {
@@ -438,7 +454,11 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		stapleMasks = s.stapleMasks(d.equipments)
 		t := roaring.FastAnd(all, d.records, or(stapleMasks...))
 		if !d.typed {
-			staples = append(staples, roaring.And(t, s.strength))
+			strength := s.strength
+			if d.anatomical {
+				strength = s.loaded
+			}
+			staples = append(staples, roaring.And(t, strength))
 		}
 		staples = append(staples, t)
 		tiers = append(tiers, staples...)
@@ -496,11 +516,12 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 
 // description is what a query of vocabulary values describes: the
 // records each of its values describes first (see primary), whether one
-// is an exercise type, and the equipments among them.
+// is an exercise type, whether one is a muscle or body part, and the
+// equipments among them.
 type description struct {
-	records    *roaring.Bitmap
-	typed      bool
-	equipments []string
+	records           *roaring.Bitmap
+	typed, anatomical bool
+	equipments        []string
 }
 
 // describe returns the description of a query each of whose units is, or
@@ -514,6 +535,7 @@ func (s *searchIndex) describe(units []unit) (d description, ok bool) {
 			if b := s.primary[v]; b != nil {
 				any = append(any, b)
 				d.typed = d.typed || s.types[v]
+				d.anatomical = d.anatomical || s.anatomy[v]
 				if s.equipmentStaples[v] != nil {
 					d.equipments = append(d.equipments, v)
 				}

@@ -333,7 +333,7 @@ func TestSearchRankingStaples(t *testing.T) {
 			}
 		}
 		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: bodyParts, Equipments: []string{equipment},
-			ExerciseTypes: []string{kind}, Difficulty: "beginner", TargetMuscles: targets, SecondaryMuscles: []string{},
+			ExerciseTypes: strings.Split(kind, ","), Difficulty: "beginner", TargetMuscles: targets, SecondaryMuscles: []string{},
 			Family: family, Pattern: "push", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
 			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: standard})
 	}
@@ -348,15 +348,22 @@ func TestSearchRankingStaples(t *testing.T) {
 	for i, name := range []string{"push jerk", "split jerk", "power jerk", "squat jerk"} {
 		add(fmt.Sprintf("j%d", i), name, "jerk", i == 0, "barbell", "strength", "quadriceps", "pectoralis major")
 	}
+	// A conditioning family whose first target is the chest: no chest
+	// staple before the loaded ones, but a body weight staple.
+	for i, name := range []string{"bear crawl", "side crawl", "spider crawl", "leopard crawl"} {
+		add(fmt.Sprintf("a%d", i), name, "crawl", i == 0, "body weight", "strength,cardio", "pectoralis major")
+	}
 	c := mustNew(t, f)
 	checkRanking(t, c, []rankingCase{
-		// The staples: the bench press, then the stretch (not the jerk,
-		// whose chest only helps, nor the family of one); then "chest" in
-		// the name, then the rest, standard forms and short names first.
-		{"pecs", []string{"b0", "s0", "c1", "c2", "b3", "s1", "s2", "s3", "j0", "j1"}},
+		// The staples: the bench press, then the crawl, conditioning, then
+		// the stretch (not the jerk, whose chest only helps, nor the family
+		// of one); then "chest" in the name, then the rest, standard forms
+		// and short names first.
+		{"pecs", []string{"b0", "a0", "s0", "c1", "c2", "b3", "s1", "s2", "s3", "j0"}},
 		{"dumbbell chest", []string{"c2", "b1", "b2"}}, // a name being typed, then the staples
 		{"dumb bell bench", []string{"b1", "b2"}},      // two words that make one of a name
-		{"chest day", []string{"b0", "s0", "c1", "c2", "b3", "s1", "s2", "s3", "j0", "j1"}},
+		{"chest day", []string{"b0", "a0", "s0", "c1", "c2", "b3", "s1", "s2", "s3", "j0"}},
+		{"bodyweight", []string{"a0", "s0", "c1", "a1", "a2", "a3", "s1", "s2", "s3"}}, // for an equipment, the crawl is a strength staple
 		{"quads", []string{"j0", "j1", "j2", "j3"}},
 	})
 }
