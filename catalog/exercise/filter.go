@@ -151,21 +151,29 @@ func beyondBound(values []string) (string, int) {
 }
 
 // checkName reports what makes a name search unusable, and reports whether
-// it is usable: not valid UTF-8, longer than MaxNameLength characters,
-// control characters, or no letter or digit to match. A name of spaces
-// only is blank, and counts as absent, as a blank filter value does; a
-// name of other characters only (punctuation, emoji) would match every
-// exercise, so it is refused rather than return the catalogue unfiltered.
+// it is usable (see checkText). A name of spaces only is blank, and counts
+// as absent, as a blank filter value does; a name of other characters
+// only (punctuation, emoji) would match every exercise, so it is refused
+// rather than return the catalogue unfiltered.
 func checkName(name string, bad *ArgumentError) bool {
+	blank := strings.TrimSpace(name) == ""
+	return checkText(FieldName, name, MaxNameLength, blank || SearchKey(name) != "", "to match", bad)
+}
+
+// checkText reports what makes the text s of field unusable, and reports
+// whether it is usable: not valid UTF-8, longer than max characters,
+// control characters, or, without letters, no letter or digit to look
+// for (the message says what for).
+func checkText(field, s string, max int, letters bool, what string, bad *ArgumentError) bool {
 	switch {
-	case !utf8.ValidString(name):
-		bad.add(FieldName, name, "is not valid UTF-8")
-	case utf8.RuneCountInString(name) > MaxNameLength:
-		bad.add(FieldName, name, "is longer than %d characters", MaxNameLength)
-	case strings.ContainsFunc(name, unicode.IsControl):
-		bad.add(FieldName, name, "contains control characters")
-	case strings.TrimSpace(name) != "" && SearchKey(name) == "":
-		bad.add(FieldName, name, "has no letters or digits to match")
+	case !utf8.ValidString(s):
+		bad.add(field, s, "is not valid UTF-8")
+	case utf8.RuneCountInString(s) > max:
+		bad.add(field, s, "is longer than %d characters", max)
+	case strings.ContainsFunc(s, unicode.IsControl):
+		bad.add(field, s, "contains control characters")
+	case !letters:
+		bad.add(field, s, "has no letters or digits %s", what)
 	default:
 		return true
 	}

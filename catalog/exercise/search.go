@@ -5,8 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -353,19 +351,9 @@ func (s *searchIndex) finish() {
 	s.memo, s.singulars = nil, nil
 }
 
-// checkQuery reports what makes q unusable: not valid UTF-8, too long,
-// control characters, nothing to search for.
+// checkQuery reports what makes q unusable (see checkText).
 func checkQuery(q string, bad *ArgumentError) {
-	switch {
-	case !utf8.ValidString(q):
-		bad.add(FieldQuery, q, "is not valid UTF-8")
-	case utf8.RuneCountInString(q) > MaxQueryLength:
-		bad.add(FieldQuery, q, "is longer than %d characters", MaxQueryLength)
-	case strings.ContainsFunc(q, unicode.IsControl):
-		bad.add(FieldQuery, q, "contains control characters")
-	case len(words(q)) == 0:
-		bad.add(FieldQuery, q, "has no letters or digits to search for")
-	}
+	checkText(FieldQuery, q, MaxQueryLength, len(words(q)) > 0, "to search for", bad)
 }
 
 // search ranks the records of set that match q, best first:
