@@ -26,9 +26,9 @@ func (c *Config) validate() error {
 			bad("%s: empty", name)
 		}
 	}
-	for name, v := range map[string]string{"listen": c.Listen, "admin_listen": c.AdminListen} {
-		if err := validAddress(v); v != "" && err != nil {
-			bad("%s %q: %v", name, v, err)
+	for _, a := range [...]struct{ name, v string }{{"listen", c.Listen}, {"admin_listen", c.AdminListen}} {
+		if err := validAddress(a.v); a.v != "" && err != nil {
+			bad("%s %q: %v", a.name, a.v, err)
 		}
 	}
 	if u, err := url.Parse(c.DocsURL); c.DocsURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
