@@ -210,23 +210,26 @@ type unit struct {
 	last         bool
 }
 
-// parseQuery splits a query into units, the longest synonym phrases
-// first: a phrase may hold a stop word ("exercise ball"), which alone is
-// left out.
-func parseQuery(q string) []unit {
+// parseQuery splits a query into units, the longest phrases first: those
+// of the synonym table and the vocabulary values of more than one word
+// (phrases, see searchIndex), so that "gluteus medius" is one muscle
+// rather than two words. A phrase may hold a stop word ("exercise ball"),
+// which alone is left out.
+func parseQuery(q string, phrases map[string]bool, longest int) []unit {
 	ws := words(q)
 	if !slices.ContainsFunc(ws, func(w string) bool { return !stopWords[w] }) {
-		return parseWords(ws, nil) // a query of stop words only looks for them
+		return parseWords(ws, nil, phrases, longest) // a query of stop words only looks for them
 	}
-	return parseWords(ws, stopWords)
+	return parseWords(ws, stopWords, phrases, longest)
 }
 
-func parseWords(ws []string, skip map[string]bool) []unit {
+func parseWords(ws []string, skip, phrases map[string]bool, longest int) []unit {
 	var out []unit
 	for i := 0; i < len(ws); {
-		n := min(maxSynonymWords, len(ws)-i)
+		n := min(max(maxSynonymWords, longest), len(ws)-i)
 		for ; n > 1; n-- {
-			if _, ok := synonyms[stemmed(ws[i:i+n])]; ok {
+			k := stemmed(ws[i : i+n])
+			if _, ok := synonyms[k]; ok || phrases[k] {
 				break
 			}
 		}

@@ -105,6 +105,13 @@ type searchIndex struct {
 	familySize map[string]int
 	standardOf map[string]uint32
 
+	// phrases holds the vocabulary values of more than one word, their
+	// words stemmed and space-separated ("gluteus medius", "medicine
+	// ball"), and longestPhrase their most words: a query reads each as
+	// one unit, as it reads a phrase of the synonym table.
+	phrases       map[string]bool
+	longestPhrase int
+
 	memo map[string][]string // memo of terms, for repeated vocabulary values
 	// singulars holds the written words of each vocabulary value, singular.
 	singulars map[string][]string
@@ -119,7 +126,7 @@ func newSearchIndex(muscles []Muscle) *searchIndex {
 		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{},
 		strength: roaring.New(), loaded: roaring.New(), types: map[string]bool{}, anatomy: map[string]bool{},
 		equipmentStaples: map[string]*[len(standardRanks)]*roaring.Bitmap{}, shortest: map[[2]string]shortName{},
-		equipmentOf: map[uint32][]string{},
+		equipmentOf: map[uint32][]string{}, phrases: map[string]bool{},
 	}
 	for _, m := range muscles {
 		s.partOf[m.Name] = m.BodyPart
@@ -274,6 +281,10 @@ func (s *searchIndex) addField(pos uint32, v string, confirms bool) {
 			ws = append(ws, singular(w))
 		}
 		s.singulars[v] = ws // vocabularies are small
+		if vw := words(v); len(vw) > 1 {
+			s.phrases[stemmed(vw)] = true
+			s.longestPhrase = max(s.longestPhrase, len(vw))
+		}
 	}
 	for _, w := range ws {
 		group(s.fieldWritten, w, pos)
@@ -385,7 +396,7 @@ func checkQuery(q string, bad *ArgumentError) {
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
-	units := s.joinSplit(parseQuery(q))
+	units := s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase))
 	ms := make([]matches, len(units))
 	var inName, fields []*roaring.Bitmap
 	for i, u := range units {

@@ -39,7 +39,7 @@ func TestTermsAndQueries(t *testing.T) {
 			t.Errorf("heads of %q = %q, want %q", name, got, want)
 		}
 	}
-	units := parseQuery("DB press-up with a band")
+	units := parseQuery("DB press-up with a band", nil, 0)
 	var got []string
 	for _, u := range units {
 		var alts []string
@@ -355,6 +355,7 @@ func TestSearchRankingStaples(t *testing.T) {
 	}
 	c := mustNew(t, f)
 	checkRanking(t, c, []rankingCase{
+		{"pectoralis major", []string{"b0", "a0", "s0", "j0", "c1", "c2", "a1", "a2", "a3", "j1"}}, // a value of two words is one: its staples first
 		// The staples: the bench press, then the crawl, conditioning, then
 		// the stretch (not the jerk, whose chest only helps, nor the family
 		// of one); then "chest" in the name, then the rest, standard forms
