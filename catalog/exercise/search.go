@@ -843,7 +843,8 @@ const minSoundLength = 4
 // sound returns a rough key of how a written word sounds: the spellings
 // of one sound that people mix up when they spell by ear are one letter,
 // doubled letters are one and a final e is silent, so "skwat" sounds like
-// "squat", "jaks" like "jacks" and "lunj" like "lunge".
+// "squat", "jaks" like "jacks", "lunj" like "lunge" and "brij" like
+// "bridge".
 func sound(w string) string {
 	b := make([]byte, 0, len(w)+1)
 	for i := 0; i < len(w); i++ {
@@ -862,6 +863,8 @@ func sound(w string) string {
 			c = 's'
 		case c == 'c' || c == 'q':
 			c = 'k'
+		case c == 'd' && next == 'g' && i+2 < len(w) && (w[i+2] == 'e' || w[i+2] == 'i' || w[i+2] == 'y'):
+			continue // "dge" is a soft g: "bridge" sounds like "brij"
 		case c == 'g' && (next == 'e' || next == 'i' || next == 'y'):
 			c = 'j'
 		case c == 'p' && next == 'h':
