@@ -396,7 +396,7 @@ func checkQuery(q string, bad *ArgumentError) {
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
-	units := s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase))
+	units := s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))
 	ms := make([]matches, len(units))
 	var inName, fields []*roaring.Bitmap
 	for i, u := range units {
@@ -607,6 +607,53 @@ func (s *searchIndex) joinSplit(units []unit) []unit {
 		out = append(out, u)
 	}
 	return out
+}
+
+// maxRunTogether is the most words that splitRunTogether finds in one.
+const maxRunTogether = 4
+
+// splitRunTogether adds to a one-word unit that is no term of the
+// catalogue nor of the synonym table the words it runs together, when it
+// is made of whole words of names and aliases, of two letters or more
+// ("toestobar": "toes to bar"): the counterpart of joinSplit, for words
+// typed without their spaces or hyphens (a pair of words joined is a term
+// already, see written). The fewest words win.
+func (s *searchIndex) splitRunTogether(units []unit) []unit {
+	for i, u := range units {
+		if len(u.alternatives) != 1 || len(u.alternatives[0]) != 1 {
+			continue
+		}
+		w := u.alternatives[0][0]
+		if t := stem(w); s.name[t] != nil || s.field[t] != nil || len(w) < 4 || isNumber(w) {
+			continue
+		}
+		if parts := s.wordsIn(w); parts != nil {
+			units[i].alternatives = [][]string{{w}, parts}
+		}
+	}
+	return units
+}
+
+// wordsIn returns the fewest whole words of names and aliases (of two
+// letters or more, at most maxRunTogether) that w is made of, or nil.
+func (s *searchIndex) wordsIn(w string) []string {
+	// best[i] holds the fewest words that make w[:i], nil if none do.
+	best := make([][]string, len(w)+1)
+	best[0] = []string{}
+	for i := 2; i <= len(w); i++ {
+		for j := 0; j+2 <= i; j++ {
+			if best[j] == nil || len(best[j]) >= maxRunTogether || (best[i] != nil && len(best[j])+1 >= len(best[i])) {
+				continue
+			}
+			if t, ok := s.surface[w[j:i]]; ok && s.whole[t] {
+				best[i] = append(slices.Clip(best[j]), w[j:i])
+			}
+		}
+	}
+	if len(best[len(w)]) < 2 {
+		return nil
+	}
+	return best[len(w)]
 }
 
 // headed returns the records whose name's head is that of the query's

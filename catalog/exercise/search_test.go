@@ -227,6 +227,7 @@ func TestSearchRankingAliases(t *testing.T) {
 		{"squat", []string{"b2", "b1"}},            // as typed, the same order
 		{"hip thr", []string{"b4", "b9", "b5"}},    // "hip thruster machine" and "hip thrust" begin with the query; b5 has it inside
 		{"banded hip thr", []string{"b5"}},         // every word, the last as a prefix
+		{"bandedhipthrust", []string{"b5"}},        // words run together, split into those of names
 		{"hip thrust", []string{"b9", "b5", "b4"}}, // the alias exactly, then every word in the name
 	})
 }
