@@ -249,6 +249,9 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 	if x.Family != "" {
 		s.familySize[x.Family]++
 		if x.Standard {
+			// A family's name is a name of its standard form, the version
+			// its plain name means: "biceps curl" is the barbell curl.
+			group(s.keys, key(words(x.Family)), pos)
 			s.standardOf[x.Family] = pos
 			s.equipmentOf[pos] = x.Equipments
 		}

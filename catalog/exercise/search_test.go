@@ -318,6 +318,23 @@ func TestSearchRankingStandard(t *testing.T) {
 	}
 }
 
+// TestSearchRankingFamilyName: a family's name is a name of its standard
+// form, the version its plain name means.
+func TestSearchRankingFamilyName(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	for i, name := range []string{"barbell bench press", "cable chest press", "dumbbell bench press"} {
+		f.Exercises = append(f.Exercises, Exercise{ID: fmt.Sprintf("f%d", i), Name: name, BodyParts: []string{"chest"}, Equipments: []string{strings.Fields(name)[0]},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{"pectoralis major"}, SecondaryMuscles: []string{},
+			Family: "chest press", Pattern: "push", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: i == 0})
+	}
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"chest press", []string{"f0", "f1", "f2"}}, // the family's standard form, then the name that has both words
+		{"chest presses", []string{"f0", "f1", "f2"}},
+	})
+}
+
 // TestSearchRankingStaples: a query of vocabulary values alone ranks the
 // staples it describes first: standard forms of families of four or more
 // whose first target (or its body part) or equipment the values name,
