@@ -93,7 +93,9 @@ type searchIndex struct {
 	strength, loaded *roaring.Bitmap
 	types, anatomy   map[string]bool
 	// shortest holds, until finish, the record of the fewest name words of
-	// each family and equipment.
+	// each family and equipment, and of those the fewest equipments: the
+	// cable chest press before the cable press-around, which needs a bench
+	// too.
 	shortest map[[2]string]shortName
 	// equipmentOf holds, until finish, the equipment of each standard form.
 	equipmentOf map[uint32][]string
@@ -153,10 +155,11 @@ var standardRanks = [...]int{24, 16, 12, 8, 4, 1}
 // muscle ("biceps": the barbell curl, not a biceps drill of its own).
 const minStapleFamily = 4
 
-// shortName is a record and the number of words of its name.
+// shortName is a record and the number of words of its name and of its
+// equipments.
 type shortName struct {
-	pos   uint32
-	words int
+	pos               uint32
+	words, equipments int
 }
 
 // strengthTypes are the exercise types that train a muscle against a
@@ -262,8 +265,8 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 				continue
 			}
 			k := [2]string{x.Family, e}
-			if best, ok := s.shortest[k]; !ok || len(ws) < best.words {
-				s.shortest[k] = shortName{pos, len(ws)}
+			if best, ok := s.shortest[k]; !ok || len(ws) < best.words || len(ws) == best.words && len(x.Equipments) < best.equipments {
+				s.shortest[k] = shortName{pos, len(ws), len(x.Equipments)}
 			}
 		}
 	}

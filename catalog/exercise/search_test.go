@@ -371,8 +371,14 @@ func TestSearchRankingStaples(t *testing.T) {
 	for i, name := range []string{"bear crawl", "side crawl", "spider crawl", "leopard crawl"} {
 		add(fmt.Sprintf("a%d", i), name, "crawl", i == 0, "body weight", "strength,cardio", "pectoralis major")
 	}
+	// Of the cable presses of as many words, the one of cable alone is the
+	// cable staple, though b10 has the lower id.
+	f.Exercises = append(f.Exercises, f.Exercises[3])
+	f.Exercises[len(f.Exercises)-1].ID, f.Exercises[len(f.Exercises)-1].Name = "b10", "cable press around"
+	f.Exercises[len(f.Exercises)-1].Equipments = []string{"cable", "sled"}
 	c := mustNew(t, f)
 	checkRanking(t, c, []rankingCase{
+		{"cable", []string{"b3", "b10"}},
 		{"pectoralis major", []string{"b0", "a0", "s0", "j0", "c1", "c2", "a1", "a2", "a3", "j1"}}, // a value of two words is one: its staples first
 		// The staples: the bench press, then the crawl, conditioning, then
 		// the stretch (not the jerk, whose chest only helps, nor the family
