@@ -449,11 +449,12 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// first unless it names a type, and of larger families first.
 	var staples, stapleMasks []*roaring.Bitmap
 	d, described := s.describe(units)
-	// A description of two units or more that begins a name ("dumbbell
-	// shoulder", "barbell back") is that name being typed first.
-	typing := described && len(units) >= 2
+	// A description of two words or more that begins a name ("dumbbell
+	// shoulder", "barbell back", "hex bar") is that name being typed first.
+	typed := phrasal(units)
+	typing := described && typed != nil
 	if typing {
-		tiers = append(tiers, roaring.And(all, s.completedKeys(units)))
+		tiers = append(tiers, roaring.And(all, s.completedKeys(typed)))
 	}
 	if described {
 		stapleMasks = s.stapleMasks(d.equipments)
@@ -577,6 +578,27 @@ func (s *searchIndex) stapleMasks(equipments []string) []*roaring.Bitmap {
 		}
 	}
 	return append(out, classes...)
+}
+
+// phrasal returns the units of a query of two words or more, as a name
+// being typed: the units themselves, or, for a phrase of two words or
+// more, the phrases of as many that it stands for ("hex bar": "trap
+// bar"; not "chest" for "chest muscles", a word that begins many names
+// without being typed). It returns nil for a query of one word:
+// "forearms" is no "wrist flexor stretch" being typed.
+func phrasal(units []unit) []unit {
+	if len(units) != 1 {
+		return units
+	}
+	u := units[0]
+	if len(u.alternatives[0]) < 2 {
+		return nil
+	}
+	u.alternatives = slices.DeleteFunc(slices.Clone(u.alternatives), func(a []string) bool { return len(a) < 2 })
+	if len(u.alternatives) == 0 {
+		return nil
+	}
+	return []unit{u}
 }
 
 // hasPhrase reports whether the words ws hold the words of phrase in a

@@ -56,6 +56,31 @@ func TestTermsAndQueries(t *testing.T) {
 	}
 }
 
+// TestPhrasal: a query of two words or more may be a name being typed,
+// as itself or as the phrases of two words or more it stands for; a
+// query of one word is not, whatever it stands for.
+func TestPhrasal(t *testing.T) {
+	for q, want := range map[string]string{
+		"hex bar":       "hex bar|trap bar",
+		"chest muscles": "chest muscles|pectoralis major",
+		"dumbbell back": "dumbbell;back",
+		"forearms":      "",
+		"chest":         "",
+	} {
+		var got []string
+		for _, u := range phrasal(parseQuery(q, nil, 0)) {
+			var alts []string
+			for _, a := range u.alternatives {
+				alts = append(alts, strings.Join(a, " "))
+			}
+			got = append(got, strings.Join(alts, "|"))
+		}
+		if strings.Join(got, ";") != want {
+			t.Errorf("phrasal(%q) = %q, want %q", q, strings.Join(got, ";"), want)
+		}
+	}
+}
+
 func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
