@@ -64,8 +64,12 @@ type searchIndex struct {
 	// finish, the standard forms are in standard instead.
 	words [maxNameWords + 1]*roaring.Bitmap
 	// standard[i] holds the standard forms of the families of at least
-	// standardRanks[i] records (and fewer than the rank before).
-	standard [len(standardRanks)]*roaring.Bitmap
+	// standardRanks[i] records (and fewer than the rank before), and
+	// standardWords[i] the same split by the words of their names, fewest
+	// first (the empty ones left out): the staples of a class rank the
+	// plain forms first.
+	standard      [len(standardRanks)]*roaring.Bitmap
+	standardWords [len(standardRanks)][]*roaring.Bitmap
 	// The staples are the movements a query of muscles or equipment alone
 	// means first: the standard forms of the families of at least
 	// minStapleFamily records and, for an equipment of the query, its
@@ -307,14 +311,29 @@ func (s *searchIndex) finish() {
 	for w := range s.surface {
 		s.sorted = append(s.sorted, w)
 	}
+	var byWords [len(standardRanks)][maxNameWords + 1]*roaring.Bitmap
 	for family, pos := range s.standardOf {
 		for i, n := range standardRanks {
 			if s.familySize[family] >= n {
 				s.standard[i].Add(pos)
-				for _, b := range s.words {
-					b.Remove(pos)
+				for k, b := range s.words {
+					if b.Contains(pos) {
+						if byWords[i][k] == nil {
+							byWords[i][k] = roaring.New()
+						}
+						byWords[i][k].Add(pos)
+						b.Remove(pos)
+					}
 				}
 				break
+			}
+		}
+	}
+	for i := range byWords {
+		for _, b := range byWords[i] {
+			if b != nil {
+				b.RunOptimize()
+				s.standardWords[i] = append(s.standardWords[i], b)
 			}
 		}
 	}
@@ -561,14 +580,16 @@ func (s *searchIndex) describe(units []unit) (d description, ok bool) {
 
 // stapleMasks returns the staples by family size class, largest first:
 // the standard forms, then the staples of the equipments (a kettlebell
-// swing before a kettlebell overhead press).
+// swing before a kettlebell overhead press); within a class, names of
+// fewer words first, the plain form before its elaborations, as in any
+// tier ("core": the plank before the plank with leg lift).
 func (s *searchIndex) stapleMasks(equipments []string) []*roaring.Bitmap {
 	var out, classes []*roaring.Bitmap
-	for i, std := range s.standard {
+	for i := range s.standard {
 		if standardRanks[i] < minStapleFamily {
 			break
 		}
-		out = append(out, std)
+		out = append(out, s.standardWords[i]...)
 		var class []*roaring.Bitmap
 		for _, e := range equipments {
 			class = append(class, s.equipmentStaples[e][i])
@@ -577,7 +598,14 @@ func (s *searchIndex) stapleMasks(equipments []string) []*roaring.Bitmap {
 			classes = append(classes, or(class...))
 		}
 	}
-	return append(out, classes...)
+	for _, class := range classes {
+		for _, w := range s.words {
+			if b := roaring.And(class, w); !b.IsEmpty() {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
 }
 
 // phrasal returns the units of a query of two words or more, as a name

@@ -418,6 +418,25 @@ func TestSearchRankingStaples(t *testing.T) {
 	})
 }
 
+// TestSearchRankingStaplesPlainFirst: staples of one family size class
+// rank the names of fewer words first, the plain form before its
+// elaborations, whatever their ids.
+func TestSearchRankingStaplesPlainFirst(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	for _, family := range [][]string{{"a", "barbell bench press", "dumbbell bench press", "floor press", "close-grip bench press"}, {"z", "dip", "bench dip", "ring dip", "weighted dip"}} {
+		for i, name := range family[1:] {
+			f.Exercises = append(f.Exercises, Exercise{ID: fmt.Sprintf("%s%d", family[0], i), Name: name, BodyParts: []string{"chest"}, Equipments: []string{"body weight"},
+				ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{"pectoralis major"}, SecondaryMuscles: []string{},
+				Family: family[1], Pattern: "push", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+				Tips: []string{"Breathe."}, Aliases: []string{}, Standard: i == 0})
+		}
+	}
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"pecs", []string{"z0", "a0", "a2", "z1", "z2", "z3", "a1", "a3"}},
+	})
+}
+
 // rankingCase is a query and the ids it must rank, in order.
 type rankingCase struct {
 	q    string
