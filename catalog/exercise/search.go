@@ -84,6 +84,11 @@ type searchIndex struct {
 	// an equipment, type or difficulty. A push jerk's triceps help; the
 	// jerk is no triceps staple.
 	primary map[string]*roaring.Bitmap
+	// secondTargets maps each muscle, and its body part, to the records
+	// it is a target of but the first: the staples of a description that
+	// no record trains first ("biceps no equipment": the chin-up, which
+	// trains the lats first).
+	secondTargets map[string]*roaring.Bitmap
 	// partOf maps a muscle to its body part.
 	partOf map[string]string
 	// strength holds the records of a strengthTypes type, and types the
@@ -129,7 +134,7 @@ func newSearchIndex(muscles []Muscle) *searchIndex {
 		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
 		head: map[string]*roaring.Bitmap{}, familySize: map[string]int{}, standardOf: map[string]uint32{},
 		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{}, whole: map[string]bool{},
-		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{},
+		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{}, secondTargets: map[string]*roaring.Bitmap{},
 		strength: roaring.New(), loaded: roaring.New(), types: map[string]bool{}, anatomy: map[string]bool{},
 		equipmentStaples: map[string]*[len(standardRanks)]*roaring.Bitmap{}, shortest: map[[2]string]shortName{},
 		equipmentOf: map[uint32][]string{}, phrases: map[string]bool{},
@@ -236,6 +241,10 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 	for _, v := range primary {
 		group(s.primary, singularPhrase(words(v)), pos)
 	}
+	for _, m := range x.TargetMuscles[min(1, len(x.TargetMuscles)):] {
+		group(s.secondTargets, singularPhrase(words(m)), pos)
+		group(s.secondTargets, singularPhrase(words(s.partOf[m])), pos)
+	}
 	for _, v := range x.ExerciseTypes {
 		s.types[singularPhrase(words(v))] = true
 	}
@@ -303,7 +312,7 @@ func (s *searchIndex) addField(pos uint32, v string, confirms bool) {
 
 // finish optimises the bitmaps and lists the terms for lookups.
 func (s *searchIndex) finish() {
-	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.fieldWritten, s.aliasOnly, s.keys, s.head, s.primary} {
+	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.fieldWritten, s.aliasOnly, s.keys, s.head, s.primary, s.secondTargets} {
 		for _, b := range m {
 			b.RunOptimize()
 		}
@@ -467,7 +476,7 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// the barbell curl before a "seated biceps stretch"), of strength
 	// first unless it names a type, and of larger families first.
 	var staples, stapleMasks []*roaring.Bitmap
-	d, described := s.describe(units)
+	d, described := s.describe(units, false)
 	// A description of two words or more that begins a name ("dumbbell
 	// shoulder", "barbell back", "hex bar") is that name being typed first.
 	typed := phrasal(units)
@@ -478,6 +487,11 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	if described {
 		stapleMasks = s.stapleMasks(d.equipments)
 		t := roaring.FastAnd(all, d.records, or(stapleMasks...))
+		// No staple trains the muscle first: those that train it too.
+		if t.IsEmpty() && d.anatomical {
+			second, _ := s.describe(units, true)
+			t = roaring.FastAnd(all, second.records, or(stapleMasks...))
+		}
 		if !d.typed {
 			strength := s.strength
 			if d.anatomical {
@@ -551,7 +565,9 @@ type description struct {
 
 // describe returns the description of a query each of whose units is, or
 // stands for, a whole vocabulary value; ok is false for other queries.
-func (s *searchIndex) describe(units []unit) (d description, ok bool) {
+// With second, a muscle or body part describes the records it is any
+// target of, not only the first.
+func (s *searchIndex) describe(units []unit, second bool) (d description, ok bool) {
 	var each []*roaring.Bitmap
 	for _, u := range units {
 		var any []*roaring.Bitmap
@@ -559,6 +575,9 @@ func (s *searchIndex) describe(units []unit) (d description, ok bool) {
 			v := singularPhrase(alt)
 			if b := s.primary[v]; b != nil {
 				any = append(any, b)
+				if second && s.secondTargets[v] != nil {
+					any = append(any, s.secondTargets[v])
+				}
 				d.typed = d.typed || s.types[v]
 				d.anatomical = d.anatomical || s.anatomy[v]
 				if s.equipmentStaples[v] != nil {

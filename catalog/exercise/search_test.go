@@ -437,6 +437,31 @@ func TestSearchRankingStaplesPlainFirst(t *testing.T) {
 	})
 }
 
+// TestSearchRankingSecondTargets: a description that no staple trains
+// first has for staples those that train it among their other targets.
+func TestSearchRankingSecondTargets(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, family string, standard bool, equipment string, targets ...string) {
+		parts := map[string]string{"pectoralis major": "chest", "latissimus dorsi": "back"}
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{parts[targets[0]]}, Equipments: []string{equipment},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: targets, SecondaryMuscles: []string{},
+			Family: family, Pattern: "pull", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: standard})
+	}
+	for i, name := range []string{"chin", "weighted chin", "negative chin", "ring chin"} {
+		add(fmt.Sprintf("c%d", i), name, "chin", i == 0, "body weight", "latissimus dorsi", "pectoralis major")
+	}
+	for i, name := range []string{"bench", "incline bench", "decline bench", "floor bench"} {
+		add(fmt.Sprintf("b%d", i), name, "bench", i == 0, "barbell", "pectoralis major")
+	}
+	add("a0", "bodyweight pec squeeze", "pec squeeze", true, "body weight", "pectoralis major") // a family of one: no staple
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"pecs bodyweight", []string{"c0", "a0", "c1", "c2", "c3"}},
+		{"pecs", []string{"b0", "a0", "c0", "b1", "b2", "b3", "c1", "c2", "c3"}}, // a staple trains the chest first: the chin is no staple
+	})
+}
+
 // rankingCase is a query and the ids it must rank, in order.
 type rankingCase struct {
 	q    string
