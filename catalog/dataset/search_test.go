@@ -129,7 +129,7 @@ func TestSearchHeads(t *testing.T) {
 	// perhaps in the plural ("speed punches" for "punch"), before any
 	// phrase a preposition starts ("plank with leg lift").
 	phrase := regexp.MustCompile(` (on|with|to|over|behind|around|into|from|in) .*$`)
-	ofKind := func(x exercise.Exercise, w string) bool {
+	ofKind := func(x *exercise.Exercise, w string) bool {
 		for _, n := range append([]string{x.Name}, x.Aliases...) {
 			if strings.HasPrefix(lastWord(n), w) || strings.HasPrefix(lastWord(phrase.ReplaceAllString(n, "")), w) {
 				return true

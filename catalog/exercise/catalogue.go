@@ -238,6 +238,18 @@ func (c *Catalogue) JSON(id string) *exercisejson.Fragments {
 	if !ok {
 		return nil
 	}
+	return c.jsonAt(pos)
+}
+
+// PageJSON returns the public JSON of the page's i-th record, as JSON
+// does for its id but without looking the id up. p must come from c.
+func (c *Catalogue) PageJSON(p *Page, i int) *exercisejson.Fragments {
+	return c.jsonAt(p.positions[i])
+}
+
+// jsonAt returns the public JSON of the record at position pos, encoding
+// it the first time.
+func (c *Catalogue) jsonAt(pos uint32) *exercisejson.Fragments {
 	if f := c.json[pos].Load(); f != nil {
 		return f
 	}

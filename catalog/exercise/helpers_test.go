@@ -120,20 +120,26 @@ func model(f *File, flt Filter, p PageRequest) (Page, error) {
 		page = reach[i:min(len(reach), i+limit)]
 		after = reach[min(len(reach), i+limit):]
 	}
-	out := Page{Exercises: slices.Clip(page), Total: len(reach), HasNextPage: len(after) > 0, HasPreviousPage: len(before) > 0}
+	out := Page{Exercises: refs(page), Total: len(reach), HasNextPage: len(after) > 0, HasPreviousPage: len(before) > 0}
 	if len(page) > 0 && out.HasNextPage {
 		out.NextCursor = page[len(page)-1].ID
 	}
 	if len(page) > 0 && out.HasPreviousPage {
 		out.PreviousCursor = page[0].ID
 	}
-	if out.Exercises == nil {
-		out.Exercises = []Exercise{}
-	}
 	return out, nil
 }
 
-func ids(xs []Exercise) []string {
+// refs returns pointers to the records of xs, never nil.
+func refs(xs []Exercise) []*Exercise {
+	out := make([]*Exercise, len(xs))
+	for i := range xs {
+		out[i] = &xs[i]
+	}
+	return out
+}
+
+func ids(xs []*Exercise) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
 		out[i] = x.ID

@@ -29,7 +29,9 @@ type PageRequest struct {
 
 // Page is one page of a listing, in ascending id order.
 type Page struct {
-	Exercises []Exercise
+	// Exercises are the catalogue's own records, shared rather than copied
+	// (a record is some 300 bytes): read them, never change them.
+	Exercises []*Exercise
 	// Total is the number of matching records, at most the record cap.
 	Total int
 	// HasNextPage and HasPreviousPage report whether matching, reachable
@@ -40,6 +42,20 @@ type Page struct {
 	// PreviousCursor the id of the first record when HasPreviousPage;
 	// otherwise they are empty.
 	NextCursor, PreviousCursor string
+	// positions are those of Exercises in the catalogue that made the
+	// page, for PageJSON.
+	positions []uint32
+}
+
+// newPage returns a page of total records with room for n of them.
+func newPage(total, n int) Page {
+	return Page{Total: total, Exercises: make([]*Exercise, 0, n), positions: make([]uint32, 0, n)}
+}
+
+// add appends the record at position pos of c.
+func (p *Page) add(c *Catalogue, pos uint32) {
+	p.Exercises = append(p.Exercises, &c.exercises[pos])
+	p.positions = append(p.positions, pos)
 }
 
 const malformedID = "is not a well-formed exercise id (1 to 32 characters of A-Z, a-z, 0-9, _ and -)"
@@ -144,14 +160,14 @@ func (w walk) forward(cur cursor) (Page, error) {
 	if cur.set {
 		it.AdvanceIfNeeded(cur.pos + 1) // positions are below 2^31: no overflow
 	}
-	p := Page{Total: w.total, Exercises: make([]Exercise, 0, min(w.limit, w.total))}
+	p := newPage(w.total, min(w.limit, w.total))
 	var first, last uint32
 	for len(p.Exercises) < w.limit && it.HasNext() && it.PeekNext() < w.end {
 		last = it.Next()
 		if len(p.Exercises) == 0 {
 			first = last
 		}
-		p.Exercises = append(p.Exercises, w.c.exercises[last])
+		p.add(w.c, last)
 	}
 	p.HasNextPage = it.HasNext() && it.PeekNext() < w.end
 	switch {
@@ -172,7 +188,7 @@ func (w walk) backward(pos uint32) (Page, error) {
 		before = int(w.set.Rank(pos - 1))
 	}
 	skip := max(0, before-w.limit)
-	p := Page{Total: w.total, Exercises: make([]Exercise, 0, before-skip)}
+	p := newPage(w.total, before-skip)
 	p.HasPreviousPage = skip > 0
 	p.HasNextPage = w.total > before
 	if before == 0 {
@@ -187,7 +203,7 @@ func (w walk) backward(pos uint32) (Page, error) {
 	var last uint32
 	for range before - skip {
 		last = it.Next()
-		p.Exercises = append(p.Exercises, w.c.exercises[last])
+		p.add(w.c, last)
 	}
 	w.cursors(&p, first, last)
 	return p, nil

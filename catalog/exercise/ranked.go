@@ -155,10 +155,10 @@ func (c *Catalogue) rankedPage(r *ranked, limit int, cur cursor, recordCap int) 
 			start, end = g+1, min(reach, g+1+limit)
 		}
 	}
-	p := Page{Total: reach, HasPreviousPage: start > 0, HasNextPage: end < reach}
-	p.Exercises = make([]Exercise, 0, end-start)
+	p := newPage(reach, end-start)
+	p.HasPreviousPage, p.HasNextPage = start > 0, end < reach
 	for _, pos := range r.positions(start, end) {
-		p.Exercises = append(p.Exercises, c.exercises[pos])
+		p.add(c, pos)
 	}
 	if n := len(p.Exercises); n > 0 {
 		if p.HasNextPage {

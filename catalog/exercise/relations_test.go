@@ -90,7 +90,8 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 		return len(standardRanks) + min(len(words(x.Name)), maxNameWords)
 	}
 	var out []scored
-	for _, x := range all.Exercises {
+	for _, xp := range all.Exercises {
+		x := *xp
 		if x.ID == src.ID {
 			continue
 		}
@@ -175,7 +176,7 @@ func TestRelatedMatchesModel(t *testing.T) {
 		for i, flt := range filters {
 			for _, src := range []string{"r00000", "r00007", "r00123", "r00599"} {
 				t.Run(fmt.Sprintf("%s/filter%d/%s", rel, i, src), func(t *testing.T) {
-					want := ids(relatedModel(f, rel, src, flt))
+					want := ids(refs(relatedModel(f, rel, src, flt)))
 					for _, recordCap := range []int{0, 3} {
 						fwd, bwd, total := walkRelated(t, c, rel, src, flt, 4, recordCap)
 						w := want

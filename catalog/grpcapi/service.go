@@ -153,13 +153,13 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		out.ExercisesJson = make([]*catalogv1.ExerciseJSON, len(page.Exercises))
 		msgs := make([]catalogv1.ExerciseJSON, len(page.Exercises)) // one allocation for the page
 		for i := range page.Exercises {
-			out.ExercisesJson[i] = toJSON(&msgs[i], c, &page.Exercises[i], include)
+			out.ExercisesJson[i] = toJSON(&msgs[i], c.PageJSON(&page, i), page.Exercises[i], include)
 		}
 		return out, nil
 	}
 	out.Exercises = make([]*catalogv1.Exercise, len(page.Exercises))
 	for i := range page.Exercises {
-		out.Exercises[i] = toProto(&page.Exercises[i], include)
+		out.Exercises[i] = toProto(page.Exercises[i], include)
 	}
 	return out, nil
 }
@@ -175,7 +175,7 @@ func (s *Service) GetExercise(_ context.Context, req *catalogv1.GetExerciseReque
 		return nil, toStatus(notFound(err, "id", req.GetId()))
 	}
 	if req.GetJson() {
-		return &catalogv1.GetExerciseResponse{ExerciseJson: toJSON(&catalogv1.ExerciseJSON{}, c, &x, allContent), CatalogueVersion: c.Version()}, nil
+		return &catalogv1.GetExerciseResponse{ExerciseJson: toJSON(&catalogv1.ExerciseJSON{}, c.JSON(x.ID), &x, allContent), CatalogueVersion: c.Version()}, nil
 	}
 	return &catalogv1.GetExerciseResponse{Exercise: toProto(&x, allContent), CatalogueVersion: c.Version()}, nil
 }
@@ -273,9 +273,8 @@ func contentMask(fields []catalogv1.ContentField) (content, []exercise.FieldErro
 
 func (m content) has(f catalogv1.ContentField) bool { return m&(1<<f) != 0 }
 
-// toJSON fills out with x's public JSON from c, sharing c's bytes.
-func toJSON(out *catalogv1.ExerciseJSON, c *exercise.Catalogue, x *exercise.Exercise, include content) *catalogv1.ExerciseJSON {
-	f := c.JSON(x.ID)
+// toJSON fills out with x's public JSON f, sharing its bytes.
+func toJSON(out *catalogv1.ExerciseJSON, f *exercisejson.Fragments, x *exercise.Exercise, include content) *catalogv1.ExerciseJSON {
 	// content's bits start at CONTENT_FIELD_DESCRIPTION, 1; the Set's at 0.
 	out.Head, out.MediaKey, out.Content = f.Head(), x.MediaKey, f.Content(exercisejson.Set(include>>1))
 	return out
