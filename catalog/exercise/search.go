@@ -73,11 +73,12 @@ type searchIndex struct {
 	// The staples are the movements a query of muscles or equipment alone
 	// means first: the standard forms of the families of at least
 	// minStapleFamily records and, for an equipment of the query, its
-	// staples. equipmentStaples[e][i] holds, for each such family of the
-	// size class i (see standard) and each equipment e but its standard
-	// form's, the record of the fewest name words with e: the dumbbell
-	// bench press, for "dumbbell chest".
-	equipmentStaples map[string]*[len(standardRanks)]*roaring.Bitmap
+	// staples. equipmentStaples[e][i][n] holds, for each such family of
+	// the size class i (see standard) and each equipment e but its
+	// standard form's, the record of the fewest name words with e (the
+	// dumbbell bench press, for "dumbbell chest") when its name has n
+	// words (nil if none has).
+	equipmentStaples map[string]*[len(standardRanks)][maxNameWords + 1]*roaring.Bitmap
 	// primary maps each vocabulary value that confirms, its words singular
 	// and space-separated ("upper arm", "body weight"), to the records it
 	// describes first: as the first target muscle or its body part, or as
@@ -136,7 +137,7 @@ func newSearchIndex(muscles []Muscle) *searchIndex {
 		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{}, whole: map[string]bool{},
 		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{}, secondTargets: map[string]*roaring.Bitmap{},
 		strength: roaring.New(), loaded: roaring.New(), types: map[string]bool{}, anatomy: map[string]bool{},
-		equipmentStaples: map[string]*[len(standardRanks)]*roaring.Bitmap{}, shortest: map[[2]string]shortName{},
+		equipmentStaples: map[string]*[len(standardRanks)][maxNameWords + 1]*roaring.Bitmap{}, shortest: map[[2]string]shortName{},
 		equipmentOf: map[uint32][]string{}, phrases: map[string]bool{},
 	}
 	for _, m := range muscles {
@@ -357,13 +358,14 @@ func (s *searchIndex) finish() {
 				v := singularPhrase(words(e))
 				classes := s.equipmentStaples[v]
 				if classes == nil {
-					classes = new([len(standardRanks)]*roaring.Bitmap)
-					for j := range classes {
-						classes[j] = roaring.New()
-					}
+					classes = new([len(standardRanks)][maxNameWords + 1]*roaring.Bitmap)
 					s.equipmentStaples[v] = classes
 				}
-				classes[i].Add(best.pos)
+				n := min(best.words, maxNameWords)
+				if classes[i][n] == nil {
+					classes[i][n] = roaring.New()
+				}
+				classes[i][n].Add(best.pos)
 				break
 			}
 		}
@@ -603,28 +605,25 @@ func (s *searchIndex) describe(units []unit, second bool) (d description, ok boo
 // fewer words first, the plain form before its elaborations, as in any
 // tier ("core": the plank before the plank with leg lift).
 func (s *searchIndex) stapleMasks(equipments []string) []*roaring.Bitmap {
-	var out, classes []*roaring.Bitmap
+	var out, ofEquipments []*roaring.Bitmap
 	for i := range s.standard {
 		if standardRanks[i] < minStapleFamily {
 			break
 		}
 		out = append(out, s.standardWords[i]...)
-		var class []*roaring.Bitmap
-		for _, e := range equipments {
-			class = append(class, s.equipmentStaples[e][i])
-		}
-		if class != nil {
-			classes = append(classes, or(class...))
-		}
-	}
-	for _, class := range classes {
-		for _, w := range s.words {
-			if b := roaring.And(class, w); !b.IsEmpty() {
-				out = append(out, b)
+		for n := range maxNameWords + 1 {
+			var same []*roaring.Bitmap
+			for _, e := range equipments {
+				if b := s.equipmentStaples[e][i][n]; b != nil {
+					same = append(same, b)
+				}
+			}
+			if same != nil {
+				ofEquipments = append(ofEquipments, or(same...))
 			}
 		}
 	}
-	return out
+	return append(out, ofEquipments...)
 }
 
 // phrasal returns the units of a query of two words or more, as a name
