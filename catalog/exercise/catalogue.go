@@ -242,9 +242,17 @@ func (c *Catalogue) JSON(id string) *exercisejson.Fragments {
 }
 
 // PageJSON returns the public JSON of the page's i-th record, as JSON
-// does for its id but without looking the id up. p must come from c.
+// does for its id but, for a page c made, without looking the id up. A
+// page of another catalogue (one replaced by a reload) or made by hand is
+// looked up by id.
 func (c *Catalogue) PageJSON(p *Page, i int) *exercisejson.Fragments {
-	return c.jsonAt(p.positions[i])
+	x := p.Exercises[i]
+	if i < len(p.positions) {
+		if pos := p.positions[i]; int(pos) < len(c.exercises) && &c.exercises[pos] == x {
+			return c.jsonAt(pos)
+		}
+	}
+	return c.JSON(x.ID)
 }
 
 // jsonAt returns the public JSON of the record at position pos, encoding

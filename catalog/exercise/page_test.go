@@ -308,3 +308,31 @@ func listSame(t *testing.T, c *Catalogue, f *File, flt Filter, req PageRequest) 
 	}
 	return got
 }
+
+// TestPageJSONOfAnotherCatalogue checks that PageJSON answers a page of
+// another catalogue (as after a reload) by id, not by its positions.
+func TestPageJSONOfAnotherCatalogue(t *testing.T) {
+	f := randomFile(40, 3)
+	older, err := New(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := randomFile(40, 3)
+	g.Exercises = g.Exercises[5:] // the same ids, at other positions
+	newer, err := New(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := older.List(Filter{}, PageRequest{Limit: 10, After: f.Exercises[20].ID})
+	if err != nil || len(p.Exercises) == 0 {
+		t.Fatalf("List: %d records, %v", len(p.Exercises), err)
+	}
+	for i, x := range p.Exercises {
+		if got, want := newer.PageJSON(&p, i), newer.JSON(x.ID); got != want {
+			t.Errorf("record %d (%s): PageJSON gave the JSON of another record", i, x.ID)
+		}
+		if got, want := older.PageJSON(&p, i), older.JSON(x.ID); got != want {
+			t.Errorf("record %d (%s): PageJSON of its own catalogue differs from JSON", i, x.ID)
+		}
+	}
+}
