@@ -161,3 +161,40 @@ func TestSearchHeads(t *testing.T) {
 	}
 	t.Logf("%d of %d head words rank only their own kind in the top 3", good, heads)
 }
+
+// TestSearchSpellingsAgree checks that ways of writing the same words
+// rank the same records in the same order: a word split in two or typed
+// whole, with or without a hyphen.
+func TestSearchSpellingsAgree(t *testing.T) {
+	c, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(q string) []string {
+		page, err := c.List(exercise.Filter{Query: q}, exercise.PageRequest{Limit: exercise.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, x := range page.Exercises {
+			out = append(out, x.ID)
+		}
+		return out
+	}
+	for _, same := range [][]string{
+		{"dumbbell", "dumb bell", "dumb-bell"},
+		{"kettlebell swing", "kettle bell swing"},
+		{"pull-up", "pull up", "pullup"},
+		{"toes to bar", "toes-to-bar"},
+	} {
+		want := ids(same[0])
+		if len(want) == 0 {
+			t.Fatalf("%q found nothing", same[0])
+		}
+		for _, q := range same[1:] {
+			if got := ids(q); !slices.Equal(got, want) {
+				t.Errorf("%q ranks %q, %q ranks %q", q, got, same[0], want)
+			}
+		}
+	}
+}

@@ -208,6 +208,10 @@ func mustParseSynonyms(text string) (map[string][][]string, int) {
 type unit struct {
 	alternatives [][]string
 	last         bool
+	// joined: the unit is two words of the query that make one (see
+	// joinSplit); split: its second alternative is the one word of the
+	// first split into the words it runs together (see splitRunTogether).
+	joined, split bool
 }
 
 // parseQuery splits a query into units, the longest phrases first: those

@@ -40,8 +40,9 @@ type searchIndex struct {
 	// sounds maps the sound of each of those words, singular (see sound),
 	// to them.
 	sounds map[string][]string
-	// keys maps the key of every name and alias (its terms run together,
-	// so "pull-ups" and "pullup" have one key) to its records.
+	// keys maps the key of every name, alias and family name (of the
+	// family's standard form; its terms run together, so "pull-ups" and
+	// "pullup" have one key) to its records.
 	keys map[string]*roaring.Bitmap
 	// sortedKeys lists the keys in order, to complete a query typed so far.
 	sortedKeys []string
@@ -630,14 +631,15 @@ func (s *searchIndex) stapleMasks(equipments []string) []*roaring.Bitmap {
 // being typed: the units themselves, or, for a phrase of two words or
 // more, the phrases of as many that it stands for ("hex bar": "trap
 // bar"; not "chest" for "chest muscles", a word that begins many names
-// without being typed). It returns nil for a query of one word:
-// "forearms" is no "wrist flexor stretch" being typed.
+// without being typed). It returns nil for a query of one word, or of
+// two that make one ("dumb bell"): "forearms" is no "wrist flexor
+// stretch" being typed.
 func phrasal(units []unit) []unit {
 	if len(units) != 1 {
 		return units
 	}
 	u := units[0]
-	if len(u.alternatives[0]) < 2 {
+	if len(u.alternatives[0]) < 2 || u.joined {
 		return nil
 	}
 	u.alternatives = slices.DeleteFunc(slices.Clone(u.alternatives), func(a []string) bool { return len(a) < 2 })
@@ -669,7 +671,7 @@ func (s *searchIndex) joinSplit(units []unit) []unit {
 		if i+1 < len(units) {
 			a, b := u.alternatives[0], units[i+1].alternatives[0]
 			if j := stem(a[0] + b[0]); len(a) == 1 && len(b) == 1 && (s.whole[j] || synonyms[j] != nil) {
-				u = unit{alternatives: [][]string{{a[0], b[0]}, {a[0] + b[0]}}, last: units[i+1].last}
+				u = unit{alternatives: [][]string{{a[0], b[0]}, {a[0] + b[0]}}, last: units[i+1].last, joined: true}
 				for _, alt := range synonyms[j] {
 					if stemmed(alt) != stemmed(u.alternatives[0]) {
 						u.alternatives = append(u.alternatives, alt)
@@ -683,26 +685,35 @@ func (s *searchIndex) joinSplit(units []unit) []unit {
 	return out
 }
 
-// maxRunTogether is the most words that splitRunTogether finds in one.
-const maxRunTogether = 4
+// A word run together from whole words of names is split into at least
+// minRunTogether of them (two words joined are a term already, see
+// written) and at most maxRunTogether.
+const minRunTogether, maxRunTogether = 3, 4
 
 // splitRunTogether adds to a one-word unit that is no term of the
-// catalogue nor of the synonym table the words it runs together, when it
-// is made of whole words of names and aliases, of two letters or more
-// ("toestobar": "toes to bar"): the counterpart of joinSplit, for words
-// typed without their spaces or hyphens (a pair of words joined is a term
-// already, see written). The fewest words win.
+// catalogue the words it runs together, when it is made of minRunTogether
+// or more whole words of names and aliases, of two letters or more
+// ("toestobar": "toes bar", stop words left out): the counterpart of
+// joinSplit, for words typed without their spaces or hyphens. The fewest
+// words win. The word itself stays the unit's first alternative and is
+// corrected as any other ("gobelt": "goblet"), so a typo that happens to
+// split ("inline": "in line") still finds what it misspells.
 func (s *searchIndex) splitRunTogether(units []unit) []unit {
 	for i, u := range units {
 		if len(u.alternatives) != 1 || len(u.alternatives[0]) != 1 {
 			continue
 		}
 		w := u.alternatives[0][0]
-		if t := stem(w); s.name[t] != nil || s.field[t] != nil || len(w) < 4 || isNumber(w) {
+		if t := stem(w); s.name[t] != nil || s.field[t] != nil || len(w) < 2*minRunTogether || isNumber(w) {
 			continue
 		}
-		if parts := s.wordsIn(w); parts != nil {
+		parts := s.wordsIn(w)
+		if len(parts) < minRunTogether {
+			continue
+		}
+		if parts = slices.DeleteFunc(parts, func(p string) bool { return stopWords[p] }); len(parts) >= 2 {
 			units[i].alternatives = [][]string{{w}, parts}
+			units[i].split = true
 		}
 	}
 	return units
@@ -723,9 +734,6 @@ func (s *searchIndex) wordsIn(w string) []string {
 				best[i] = append(slices.Clip(best[j]), w[j:i])
 			}
 		}
-	}
-	if len(best[len(w)]) < 2 {
-		return nil
 	}
 	return best[len(w)]
 }
@@ -814,13 +822,14 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 		}
 	}
 	// A phrase of the synonym table is known: no typo of another word
-	// ("core" is no misspelt "cone").
-	correct := len(u.alternatives) == 1
+	// ("core" is no misspelt "cone"). A word split into the words it runs
+	// together is corrected as written, its parts are not.
+	correct := len(u.alternatives) == 1 || u.split
 	ms := make([]matches, len(alternatives))
 	for i, alt := range alternatives {
 		ws := make([]matches, len(alt))
 		for j, w := range alt {
-			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct)
+			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct && !(u.split && i > 0))
 		}
 		ms[i] = combine(ws, and)
 	}
