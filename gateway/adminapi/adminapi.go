@@ -25,6 +25,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/usage"
 	"github.com/exercisedb/exercisedb/pkg/admin"
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 // Prefix is the path under which the API is served.
@@ -152,7 +153,7 @@ func (a *api) methods(byMethod map[string]handler) http.Handler {
 		h, ok := byMethod[r.Method]
 		if !ok {
 			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			return apierror.New(http.StatusMethodNotAllowed, "%s is not supported on %s; use %s.", r.Method, r.URL.Path, joinList(allowed, "or"))
+			return apierror.New(http.StatusMethodNotAllowed, "%s is not supported on %s; use %s.", r.Method, r.URL.Path, english.List(allowed, "or"))
 		}
 		return h(w, r)
 	})
@@ -205,15 +206,6 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(e.Body(a.DocsURL, id))
-}
-
-// joinList lists items as a sentence does, with conj ("or", "and")
-// before the last: "DELETE, GET or PATCH".
-func joinList(items []string, conj string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // reply writes v as JSON.

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 // query reads the request's query string as the public API does: a
@@ -35,7 +36,7 @@ func query(r *http.Request, allowed ...string) (map[string]string, error) {
 		slices.Sort(unknown)
 		takes := "no query parameters"
 		if len(allowed) > 0 {
-			takes = "only " + joinList(allowed, "and")
+			takes = "only " + english.List(allowed, "and")
 		}
 		return nil, apierror.New(http.StatusBadRequest, "Unknown query parameter %s: this endpoint takes %s.", strings.Join(unknown, ", "), takes)
 	}

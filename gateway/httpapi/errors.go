@@ -13,6 +13,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 // fail answers with the error envelope and stops the chain. It is the one
@@ -54,15 +55,7 @@ func (a *api) docsURL(c *gin.Context) string {
 
 func (a *api) noRoute(c *gin.Context) {
 	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s. The endpoints are %s.",
-		show(c.Request.URL.EscapedPath()), joinAnd(a.endpoints)))
-}
-
-// joinAnd lists items as a sentence does: "a, b and c".
-func joinAnd(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+		show(c.Request.URL.EscapedPath()), english.List(a.endpoints, "and")))
 }
 
 // exactPath answers 404 for a path that spells a slash as %2F: it is not
@@ -106,7 +99,7 @@ func writeJSON(c *gin.Context, status int, body []byte) {
 
 // seconds writes a whole number of seconds for a message.
 func seconds(d time.Duration) string {
-	return count(max(1, limit.Seconds(d)), "second")
+	return english.Count(max(1, limit.Seconds(d)), "second")
 }
 
 // roughly writes d for a message in its two largest units, the smaller
@@ -124,19 +117,11 @@ func roughly(d time.Duration) string {
 		}
 		small := units[i+1]
 		n = (n + small.size - 1) / small.size * small.size
-		out := count(n/u.size, u.name)
+		out := english.Count(n/u.size, u.name)
 		if rest := n % u.size / small.size; rest > 0 {
-			out += " " + count(rest, small.name)
+			out += " " + english.Count(rest, small.name)
 		}
 		return out
 	}
-	return count(n, "second")
-}
-
-// count writes n things: "1 day", "2 days".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return strconv.Itoa(n) + " " + thing + "s"
+	return english.Count(n, "second")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 // Request headers of the marketplace.
@@ -182,10 +183,10 @@ func refusal(p *plan.Plan, d limit.Decision, now time.Time) string {
 		// still names the boundary.
 		at := now.Add(d.Quota.Reset).Round(time.Second)
 		return fmt.Sprintf("Your %s plan's quota of %s per %s is used up; it renews in %s (at %s).",
-			p.Name, count(p.Quota.Requests, "request"), p.Quota.Period, roughly(at.Sub(now)), at.UTC().Format(time.RFC3339))
+			p.Name, english.Count(p.Quota.Requests, "request"), p.Quota.Period, roughly(at.Sub(now)), at.UTC().Format(time.RFC3339))
 	}
 	return fmt.Sprintf("Your %s plan allows %s per %s; retry in %s.",
-		p.Name, count(p.Rate.Requests, "request"), p.Rate.Per, seconds(d.RetryAfter))
+		p.Name, english.Count(p.Rate.Requests, "request"), p.Rate.Per, seconds(d.RetryAfter))
 }
 
 // limitHeaders sets the rate limit headers SPEC.md names: the

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
+
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 // CheckSubscriptions reports, as an error naming it, the first product of
@@ -14,19 +15,11 @@ func (t *Table) CheckSubscriptions(subs map[string]string) error {
 	for _, name := range slices.Sorted(maps.Keys(subs)) {
 		p, ok := t.byName[name]
 		if !ok {
-			return fmt.Errorf("no product %q; the products are %s", name, sentence(slices.Sorted(maps.Keys(t.byName))))
+			return fmt.Errorf("no product %q; the products are %s", name, english.List(slices.Sorted(maps.Keys(t.byName)), "and"))
 		}
 		if _, ok := p.Plan(subs[name]); !ok {
-			return fmt.Errorf("product %q has no plan %q; its plans are %s", name, subs[name], sentence(slices.Sorted(maps.Keys(p.plans))))
+			return fmt.Errorf("product %q has no plan %q; its plans are %s", name, subs[name], english.List(slices.Sorted(maps.Keys(p.plans)), "and"))
 		}
 	}
 	return nil
-}
-
-// sentence lists names as a sentence does: "Basic, Mega, Pro and Ultra".
-func sentence(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

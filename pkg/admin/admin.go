@@ -18,6 +18,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 // Options are the operator's choices for the admin routes.
@@ -57,9 +59,10 @@ func (t Throttle) Fail(r *http.Request) (retryAfter time.Duration, blocked bool)
 
 // RetryAfter is the Retry-After value of d: whole seconds, rounded up, at
 // least 1.
-func RetryAfter(d time.Duration) string {
-	return strconv.FormatInt(max(1, int64((d+time.Second-1)/time.Second)), 10)
-}
+func RetryAfter(d time.Duration) string { return strconv.Itoa(retrySeconds(d)) }
+
+// retrySeconds is d in whole seconds, rounded up, at least 1.
+func retrySeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
 
 // Handler returns the admin routes. ready reports why the process cannot
 // take traffic, or nil when it can; gatherer supplies /metrics.
@@ -134,12 +137,7 @@ func ValidToken(tokenHash string, r *http.Request) bool {
 
 // RetryIn words d for a message as RetryAfter counts it: "1 second",
 // "3 seconds".
-func RetryIn(d time.Duration) string {
-	if n := RetryAfter(d); n != "1" {
-		return n + " seconds"
-	}
-	return "1 second"
-}
+func RetryIn(d time.Duration) string { return english.Count(retrySeconds(d), "second") }
 
 // Server wraps h with the timeouts an admin listener needs.
 func Server(h http.Handler) *http.Server {
