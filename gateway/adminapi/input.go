@@ -59,20 +59,43 @@ const maxBody = 64 << 10
 // decode reads the body as one JSON object of the given fields (named
 // in the messages about an unknown one).
 func decode(r *http.Request, v any, fields ...string) error {
-	list := strings.Join(fields, ", ")
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	body, err := readBody(r)
 	if err != nil {
-		return apierror.New(http.StatusBadRequest, "The body is larger than %d bytes.", maxBody)
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return apierror.New(http.StatusBadRequest, "The body is empty; send a JSON object with %s.", list)
+		return apierror.New(http.StatusBadRequest, "The body is empty; send a JSON object with %s.", strings.Join(fields, ", "))
 	}
+	return decodeBody(body, v, fields)
+}
+
+// decodeOptional is decode for a body that may be empty.
+func decodeOptional(r *http.Request, v any, fields ...string) error {
+	body, err := readBody(r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	return decodeBody(body, v, fields)
+}
+
+// readBody reads the request body, at most maxBody bytes.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		return nil, apierror.New(http.StatusBadRequest, "The body is larger than %d bytes.", maxBody)
+	}
+	return body, nil
+}
+
+// decodeBody decodes body, not blank, into v as decode describes.
+func decodeBody(body []byte, v any, fields []string) error {
+	list := strings.Join(fields, ", ")
 	if err := checkNames(body, fields); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	err = dec.Decode(v)
+	err := dec.Decode(v)
 	if err == nil && dec.More() {
 		err = errors.New("trailing data")
 	}
@@ -89,19 +112,6 @@ func decode(r *http.Request, v any, fields ...string) error {
 		return apierror.New(http.StatusBadRequest, "Malformed JSON at byte %d: %v.", syntax.Offset, err)
 	}
 	return apierror.New(http.StatusBadRequest, "Malformed JSON: want one object with %s.", list)
-}
-
-// decodeOptional is decode for a body that may be empty.
-func decodeOptional(r *http.Request, v any, fields ...string) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
-	if err != nil {
-		return apierror.New(http.StatusBadRequest, "The body is larger than %d bytes.", maxBody)
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return decode(r, v, fields...)
 }
 
 // maxDepth bounds the nesting checkNames follows. No field nests more
