@@ -52,12 +52,12 @@ func Lint(s *Source, records []exercise.Exercise, only func(file string) bool) [
 			all := strings.Join(append(append([]string{x.Description}, x.Instructions...), x.Tips...), " ")
 			text := words(strings.ReplaceAll(strings.ToLower(all), v.Name, " "))
 			for _, e := range x.Equipments {
-				if e != bodyWeight && !mentionsEquipment(text, e) {
+				if e != bodyWeight && !mentionsAny(text, e, equipmentWords) {
 					out = append(out, fmt.Sprintf("%s: never names its equipment %q outside the name", where, e))
 				}
 			}
 			for _, w := range distinguishing(v, common) {
-				if !mentionsWord(text, w) {
+				if !mentionsAny(text, w, wordSynonyms) {
 					out = append(out, fmt.Sprintf("%s: never uses %q, which sets it apart in its family, outside the name", where, w))
 				}
 			}
@@ -143,18 +143,6 @@ var equipmentWords = map[string][]string{
 	"parallettes":        {"parallette"},
 }
 
-func mentionsEquipment(text, equipment string) bool {
-	if mentions(text, equipment) {
-		return true
-	}
-	for _, w := range equipmentWords[equipment] {
-		if mentions(text, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // wordSynonyms are the plain words a text may use for a word of a name:
 // "one arm" for single-arm, "to the side" for lateral, "backwards" for
 // reverse, "foot" for feet (a plural the stemmer does not join).
@@ -169,18 +157,10 @@ var wordSynonyms = map[string][]string{
 	"foot":     {"feet"},
 }
 
-// mentionsWord reports whether text holds the word w of a name or one of
-// its wordSynonyms.
-func mentionsWord(text, w string) bool {
-	if mentions(text, w) {
-		return true
-	}
-	for _, s := range wordSynonyms[w] {
-		if mentions(text, s) {
-			return true
-		}
-	}
-	return false
+// mentionsAny reports whether text holds phrase or one of the other
+// words for it, others[phrase] (equipmentWords, wordSynonyms).
+func mentionsAny(text, phrase string, others map[string][]string) bool {
+	return mentions(text, phrase) || slices.ContainsFunc(others[phrase], func(o string) bool { return mentions(text, o) })
 }
 
 // mentions reports whether text (lower case words, space-separated, with
