@@ -84,6 +84,11 @@ func Handler(ready func() error, gatherer prometheus.Gatherer, o Options) http.H
 		mux.Handle("GET /debug/pprof/", guard(http.HandlerFunc(pprof.Index)))
 		mux.Handle("GET /debug/pprof/profile", guard(http.HandlerFunc(pprof.Profile)))
 		mux.Handle("GET /debug/pprof/trace", guard(http.HandlerFunc(pprof.Trace)))
+		// go tool pprof posts addresses here to name them. The index's
+		// other link, cmdline, is left out on purpose: a command line
+		// can hold a database URL with its password.
+		mux.Handle("GET /debug/pprof/symbol", guard(http.HandlerFunc(pprof.Symbol)))
+		mux.Handle("POST /debug/pprof/symbol", guard(http.HandlerFunc(pprof.Symbol)))
 	}
 	return mux
 }

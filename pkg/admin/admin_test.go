@@ -43,6 +43,9 @@ func TestHandler(t *testing.T) {
 		{"GET", "/metrics", nil, 200, "test_total 0"},
 		{"GET", "/debug/pprof/", nil, 200, "goroutine"},
 		{"GET", "/debug/pprof/heap?debug=1", nil, 200, "heap profile"},
+		{"GET", "/debug/pprof/symbol", nil, 200, "num_symbols"},
+		{"POST", "/debug/pprof/symbol", nil, 200, "num_symbols"},
+		{"GET", "/debug/pprof/cmdline", nil, 404, ""},
 		{"POST", "/healthz", nil, 405, ""},
 		{"GET", "/nope", nil, 404, ""},
 	}
