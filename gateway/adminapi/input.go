@@ -7,47 +7,32 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
-	"github.com/exercisedb/exercisedb/pkg/english"
+	"github.com/exercisedb/exercisedb/gateway/queryparam"
 )
 
-// query reads the request's query string as the public API does: a
-// malformed one, a parameter the endpoint does not take (names match
-// exactly) or one given twice is a 400 naming it. Each value is the
-// parameter's one value, possibly empty: the caller judges that.
+// query reads the request's query string as the public API does (package
+// queryparam): a malformed one, a parameter the endpoint does not take or
+// one given twice is a 400 naming it. Each value is the parameter's one
+// value, possibly empty: the caller judges that.
 func query(r *http.Request, allowed ...string) (map[string]string, error) {
-	values, err := url.ParseQuery(r.URL.RawQuery)
+	values, err := queryparam.Parse(r.URL.RawQuery, allowed)
 	if err != nil {
-		return nil, apierror.New(http.StatusBadRequest, "The query string is malformed: a %%-escape is invalid or a ';' is used as a separator.")
-	}
-	var unknown []string
-	for name := range values {
-		if !slices.Contains(allowed, name) {
-			unknown = append(unknown, strconv.Quote(name))
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		takes := "no query parameters"
-		if len(allowed) > 0 {
-			takes = "only " + english.List(allowed, "and")
-		}
-		return nil, apierror.New(http.StatusBadRequest, "Unknown query parameter %s: this endpoint takes %s.", strings.Join(unknown, ", "), takes)
+		return nil, err
 	}
 	q := make(map[string]string, len(values))
 	for _, name := range allowed {
-		switch vs := values[name]; len(vs) {
-		case 0:
-		case 1:
-			q[name] = vs[0]
-		default:
-			return nil, apierror.New(http.StatusBadRequest, "%s is given %d times; send it once.", name, len(vs))
+		v, ok, err := queryparam.Single(values, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			q[name] = v
 		}
 	}
 	return q, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/queryparam"
 )
 
 // errorDocs describes when the gateway answers each code.
@@ -47,7 +48,7 @@ func (a *api) errorDoc(c *gin.Context) {
 	code := c.Param("code")
 	text, ok := errorDocs[code]
 	if !ok {
-		a.fail(c, apierror.New(http.StatusNotFound, "There is no error code %s; see %s/errors for the list.", show(code), a.docsURL(c)))
+		a.fail(c, apierror.New(http.StatusNotFound, "There is no error code %s; see %s/errors for the list.", queryparam.Show(code), a.docsURL(c)))
 		return
 	}
 	status := statusOf(code)

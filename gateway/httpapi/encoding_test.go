@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/exercisedb/exercisedb/gateway/queryparam"
 )
 
 func TestNegotiate(t *testing.T) {
@@ -115,15 +117,15 @@ func TestListKey(t *testing.T) {
 }
 
 func TestOverlongQuery(t *testing.T) {
-	raw := "limit=" + strings.Repeat("0", maxRawQuery) + "1"
+	raw := "limit=" + strings.Repeat("0", queryparam.MaxRaw) + "1"
 	_, err := parseList(raw, exercisesParams)
 	if err == nil || !strings.Contains(err.Error(), "at most 4096") {
 		t.Errorf("an overlong query: %v", err)
 	}
-	if _, err := parseList("limit="+strings.Repeat("0", maxRawQuery-7)+"1", exercisesParams); err != nil {
-		t.Errorf("a query of exactly %d bytes: %v", maxRawQuery, err)
+	if _, err := parseList("limit="+strings.Repeat("0", queryparam.MaxRaw-7)+"1", exercisesParams); err != nil {
+		t.Errorf("a query of exactly %d bytes: %v", queryparam.MaxRaw, err)
 	}
-	if err := noQuery(strings.Repeat("a", maxRawQuery+1)); err == nil || !strings.Contains(err.Error(), "bytes long") {
+	if err := noQuery(strings.Repeat("a", queryparam.MaxRaw+1)); err == nil || !strings.Contains(err.Error(), "bytes long") {
 		t.Errorf("an overlong query on a reference list: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/queryparam"
 	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
@@ -55,7 +56,7 @@ func (a *api) docsURL(c *gin.Context) string {
 
 func (a *api) noRoute(c *gin.Context) {
 	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s. The endpoints are %s.",
-		show(c.Request.URL.EscapedPath()), english.List(a.endpoints, "and")))
+		queryparam.Show(c.Request.URL.EscapedPath()), english.List(a.endpoints, "and")))
 }
 
 // exactPath answers 404 for a path that spells a slash as %2F: it is not

@@ -13,6 +13,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/queryparam"
 	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
@@ -66,7 +67,7 @@ func (a *api) resolveProduct(c *gin.Context, st *state) error {
 	}
 	product, ok := a.Products.ByHost(host)
 	if !ok {
-		return apierror.New(http.StatusNotFound, "No product is served at host %s; check the %s header.", show(host), headerHost)
+		return apierror.New(http.StatusNotFound, "No product is served at host %s; check the %s header.", queryparam.Show(host), headerHost)
 	}
 	st.product = product
 	return nil

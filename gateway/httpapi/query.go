@@ -12,6 +12,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
+	"github.com/exercisedb/exercisedb/gateway/queryparam"
 )
 
 // Public page sizes.
@@ -20,13 +21,6 @@ const (
 	maxLimit     = 25
 	// maxValues bounds the values of one filter parameter.
 	maxValues = 100
-	// maxShown bounds how much of a value an error message repeats.
-	maxShown = 64
-	// maxRawQuery bounds the query string, in bytes as sent. It holds every
-	// value of every vocabulary once (about 2.3 KB escaped), a 100-character
-	// name and a 200-character search; beyond it a query is padding, which
-	// would only cost parsing.
-	maxRawQuery = 4096
 )
 
 // filterParams are the filter parameters of the general listing, each with
@@ -89,7 +83,7 @@ func parseInclude(values []string) (catalogclient.Content, error) {
 			}
 			i := slices.IndexFunc(contentFields, func(f contentField) bool { return f.name == item })
 			if i < 0 {
-				return 0, badRequest("include: %s is not a content field; include takes description, instructions, tips and aliases (comma-separated).", show(item))
+				return 0, badRequest("include: %s is not a content field; include takes description, instructions, tips and aliases (comma-separated).", queryparam.Show(item))
 			}
 			set |= contentFields[i].bit
 		}
@@ -119,56 +113,9 @@ func badRequest(format string, args ...any) error {
 	return apierror.New(http.StatusBadRequest, format, args...)
 }
 
-// show quotes a value for an error message, shortened if long.
-func show(v string) string {
-	if len(v) > maxShown {
-		v = v[:maxShown] + "..."
-	}
-	return strconv.Quote(v)
-}
-
-// parseQuery decodes the query string and refuses parameters the endpoint
-// does not take, so that a typo never returns unfiltered data.
-func parseQuery(raw string, allowed []string) (url.Values, error) {
-	if len(raw) > maxRawQuery {
-		return nil, badRequest("The query string is %d bytes long; at most %d are allowed.", len(raw), maxRawQuery)
-	}
-	values, err := url.ParseQuery(raw)
-	if err != nil {
-		return nil, badRequest("The query string is malformed: a %%-escape is invalid or a ';' is used as a separator.")
-	}
-	var unknown []string
-	for k := range values {
-		if !slices.Contains(allowed, k) {
-			unknown = append(unknown, show(k))
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		takes := "no query parameters"
-		if len(allowed) > 0 {
-			takes = "only " + strings.Join(allowed, ", ")
-		}
-		return nil, badRequest("Unknown query parameter %s: this endpoint takes %s.", strings.Join(unknown, ", "), takes)
-	}
-	return values, nil
-}
-
-// single returns the one value of a parameter that must not repeat.
-func single(values url.Values, name string) (string, bool, error) {
-	vs, ok := values[name]
-	if !ok {
-		return "", false, nil
-	}
-	if len(vs) > 1 {
-		return "", false, badRequest("%s is given %d times; send it once.", name, len(vs))
-	}
-	return vs[0], true, nil
-}
-
 // parseList reads a listing's query: filters, limit and cursor.
 func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
-	values, err := parseQuery(raw, p.names(true))
+	values, err := queryparam.Parse(raw, p.names(true))
 	if err != nil {
 		return catalogclient.ListRequest{}, err
 	}
@@ -190,7 +137,7 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 		*filterParams[name](&req.Filter) = items
 	}
 	if p.name {
-		if req.Filter.Name, _, err = single(values, "name"); err != nil {
+		if req.Filter.Name, _, err = queryparam.Single(values, "name"); err != nil {
 			return req, err
 		}
 	}
@@ -204,7 +151,7 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 			return req, err
 		}
 	}
-	if v, ok, err := single(values, "limit"); err != nil {
+	if v, ok, err := queryparam.Single(values, "limit"); err != nil {
 		return req, err
 	} else if ok {
 		if req.Limit, err = parseLimit(v); err != nil {
@@ -215,7 +162,7 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 		name string
 		dst  *string
 	}{{"after", &req.After}, {"before", &req.Before}} {
-		v, ok, err := single(values, cur.name)
+		v, ok, err := queryparam.Single(values, cur.name)
 		if err != nil {
 			return req, err
 		}
@@ -276,7 +223,7 @@ const maxQuery = 200
 // parseSearch reads q: 1 to 200 characters, at least one letter or digit,
 // no control characters.
 func parseSearch(values url.Values) (string, error) {
-	q, ok, err := single(values, "q")
+	q, ok, err := queryparam.Single(values, "q")
 	switch {
 	case err != nil || !ok:
 		return "", err
@@ -287,9 +234,9 @@ func parseSearch(values url.Values) (string, error) {
 	case !utf8.ValidString(q):
 		return "", badRequest("q is not valid UTF-8.")
 	case strings.ContainsFunc(q, unicode.IsControl):
-		return "", badRequest("q %s contains control characters.", show(q))
+		return "", badRequest("q %s contains control characters.", queryparam.Show(q))
 	case !strings.ContainsFunc(q, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }):
-		return "", badRequest("q %s has no letters or digits to search for.", show(q))
+		return "", badRequest("q %s has no letters or digits to search for.", queryparam.Show(q))
 	}
 	return q, nil
 }
@@ -298,13 +245,13 @@ func parseSearch(values url.Values) (string, error) {
 func parseLimit(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || strings.TrimLeft(v, "0123456789") != "" || n < 1 || n > maxLimit {
-		return 0, badRequest("limit must be a whole number from 1 to %d; got %s.", maxLimit, show(v))
+		return 0, badRequest("limit must be a whole number from 1 to %d; got %s.", maxLimit, queryparam.Show(v))
 	}
 	return n, nil
 }
 
 // noQuery refuses every query parameter.
 func noQuery(raw string) error {
-	_, err := parseQuery(raw, noParams.names(false))
+	_, err := queryparam.Parse(raw, noParams.names(false))
 	return err
 }
