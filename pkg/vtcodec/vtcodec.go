@@ -6,9 +6,12 @@
 package vtcodec
 
 import (
+	"fmt"
+
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // vtMessage is a message with vtprotobuf's generated methods.
@@ -57,15 +60,31 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 // Unmarshal implements encoding.CodecV2. A message that can alias its
 // input gets a fresh copy of the data, never reused, so that its strings
 // share one allocation instead of one each (a listing carries about 70).
+//
+// Its errors name the message's protobuf type, not the generated Go
+// field the decoder stopped at ("wrong wireType = 2 for field Limit"):
+// grpc-go sends them to the caller.
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	var err error
 	if m, ok := v.(unsafeMessage); ok {
-		return m.UnmarshalVTUnsafe(data.Materialize())
-	}
-	m, ok := v.(vtMessage)
-	if !ok {
+		err = m.UnmarshalVTUnsafe(data.Materialize())
+	} else if m, ok := v.(vtMessage); ok {
+		buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+		defer buf.Free()
+		err = m.UnmarshalVT(buf.ReadOnlyData())
+	} else {
 		return fallback.Unmarshal(data, v)
 	}
-	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-	defer buf.Free()
-	return m.UnmarshalVT(buf.ReadOnlyData())
+	if err != nil {
+		return invalid(v)
+	}
+	return nil
+}
+
+// invalid is the error of bytes that do not decode as v.
+func invalid(v any) error {
+	if m, ok := v.(protoreflect.ProtoMessage); ok {
+		return fmt.Errorf("the bytes are not a valid %s message", m.ProtoReflect().Descriptor().FullName())
+	}
+	return fmt.Errorf("the bytes are not a valid %T message", v)
 }

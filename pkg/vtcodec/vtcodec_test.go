@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
@@ -34,5 +35,19 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("(-in +out):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestUnmarshalErrorNamesTheMessageType(t *testing.T) {
+	for _, in := range [][]byte{
+		{0x0a, 0x01},                   // a field longer than the message
+		{0x12, 0x03, 0xff, 0xfe, 0xfd}, // limit (a varint) sent as bytes
+	} {
+		var c Codec
+		err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(in)}, &catalogv1.ListExercisesRequest{})
+		const want = "the bytes are not a valid exercisedb.catalog.v1.ListExercisesRequest message"
+		if err == nil || err.Error() != want {
+			t.Errorf("Unmarshal(%x) = %v, want %q", in, err, want)
+		}
 	}
 }
