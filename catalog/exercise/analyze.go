@@ -167,13 +167,21 @@ var stopWords = map[string]bool{
 var synonymsText string
 
 // synonyms maps a phrase people type (its words stemmed, space-separated)
-// to the phrases it stands for.
-var synonyms, maxSynonymWords = mustParseSynonyms(synonymsText)
+// to the phrases it stands for; synonymWords lists its phrases of one
+// word as written, of minSynonymTypo letters or more (see
+// correctSynonyms).
+var synonyms, maxSynonymWords, synonymWords = mustParseSynonyms(synonymsText)
+
+// minSynonymTypo is the length of the shortest word of the synonym table
+// that a misspelt word is corrected to: "abbs" is "abs", but a word is
+// no misspelt "db", "bb" or "kb".
+const minSynonymTypo = 3
 
 // mustParseSynonyms reads lines "phrase = alternative | alternative",
 // with # comments.
-func mustParseSynonyms(text string) (map[string][][]string, int) {
+func mustParseSynonyms(text string) (map[string][][]string, int, []string) {
 	out := map[string][][]string{}
+	var one []string
 	longest := 1
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for n := 1; sc.Scan(); n++ {
@@ -187,6 +195,9 @@ func mustParseSynonyms(text string) (map[string][][]string, int) {
 			panic(fmt.Sprintf("synonyms.txt:%d: want \"phrase = alternative | ...\"", n))
 		}
 		longest = max(longest, len(words(from)))
+		if ws := words(from); len(ws) == 1 && len(ws[0]) >= minSynonymTypo && !slices.Contains(one, ws[0]) {
+			one = append(one, ws[0])
+		}
 		if _, ok := out[key]; !ok {
 			out[key] = nil // a phrase that stands only for itself is still one unit ("upper arms")
 		}
@@ -201,7 +212,7 @@ func mustParseSynonyms(text string) (map[string][][]string, int) {
 			out[key] = append(out[key], ws)
 		}
 	}
-	return out, longest
+	return out, longest, one
 }
 
 // unit is one required part of a query: a word, or a phrase of the
@@ -212,8 +223,11 @@ type unit struct {
 	last         bool
 	// joined: the unit is two words of the query that make one (see
 	// joinSplit); split: its second alternative is the one word of the
-	// first split into the words it runs together (see splitRunTogether).
-	joined, split bool
+	// first split into the words it runs together (see splitRunTogether);
+	// misspelt: its alternatives after the first are the words of the
+	// synonym table that the first misspells and what they stand for (see
+	// correctSynonyms).
+	joined, split, misspelt bool
 }
 
 // parseQuery splits a query into units, the longest phrases first: those

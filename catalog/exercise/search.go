@@ -433,7 +433,7 @@ func checkQuery(q string, bad *ArgumentError) {
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
-	units := s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))
+	units := s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase))))
 	ms := make([]matches, len(units))
 	var inName, fields []*roaring.Bitmap
 	for i, u := range units {
@@ -719,6 +719,40 @@ func (s *searchIndex) splitRunTogether(units []unit) []unit {
 	return units
 }
 
+// correctSynonyms adds to a one-word unit that is no term of the
+// catalogue, of minSoundLength letters or more, the words of the synonym
+// table it misspells (within allowedTypos, or sounding alike; see
+// similar) and what they stand for: "abbs" is "abs", the abdominals, as
+// "crunchs" is "crunch". The word itself stays the unit's first
+// alternative and is corrected as any other. Only the table's words of
+// minSynonymTypo letters or more count, so "dbb" is no "db"; and a typed
+// word of fewer than minSoundLength letters is too short to tell a typo
+// of a three-letter abbreviation from another word.
+func (s *searchIndex) correctSynonyms(units []unit) []unit {
+	for i, u := range units {
+		if len(u.alternatives) != 1 || len(u.alternatives[0]) != 1 {
+			continue
+		}
+		w := u.alternatives[0][0]
+		if t := stem(w); len(w) < minSoundLength || isNumber(w) || s.name[t] != nil || s.field[t] != nil || synonyms[t] != nil {
+			continue
+		}
+		k := allowedTypos(len(w), len(units) > 1)
+		for _, key := range synonymWords {
+			if editDistance(w, key, k) > k && (len(key) < minSoundLength || sound(singular(w)) != sound(singular(key))) {
+				continue
+			}
+			units[i].misspelt = true
+			for _, alt := range append([][]string{{key}}, synonyms[stem(key)]...) {
+				if !slices.ContainsFunc(units[i].alternatives, func(a []string) bool { return stemmed(a) == stemmed(alt) }) {
+					units[i].alternatives = append(units[i].alternatives, alt)
+				}
+			}
+		}
+	}
+	return units
+}
+
 // wordsIn returns the fewest whole words of names and aliases (of two
 // letters or more, at most maxRunTogether) that w is made of, or nil.
 func (s *searchIndex) wordsIn(w string) []string {
@@ -824,12 +858,12 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 	// A phrase of the synonym table is known: no typo of another word
 	// ("core" is no misspelt "cone"). A word split into the words it runs
 	// together is corrected as written, its parts are not.
-	correct := len(u.alternatives) == 1 || u.split
+	correct := len(u.alternatives) == 1 || u.split || u.misspelt
 	ms := make([]matches, len(alternatives))
 	for i, alt := range alternatives {
 		ws := make([]matches, len(alt))
 		for j, w := range alt {
-			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct && !(u.split && i > 0))
+			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct && !((u.split || u.misspelt) && i > 0))
 		}
 		ms[i] = combine(ws, and)
 	}
@@ -1114,7 +1148,7 @@ func (s *searchIndex) queryKeys(units []unit, corrected bool) []string {
 		for _, alt := range u.alternatives {
 			parts = append(parts, key(alt))
 		}
-		if w := u.alternatives[0]; corrected && len(u.alternatives) == 1 && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
+		if w := u.alternatives[0]; corrected && (len(u.alternatives) == 1 || u.misspelt) && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
 			for _, c := range s.similar(w[0], len(units) > 1) {
 				parts = append(parts, s.surface[c])
 			}

@@ -230,6 +230,30 @@ func TestSearchRanking(t *testing.T) {
 	})
 }
 
+// TestSearchSynonymTypos: a word that is no term of the catalogue is
+// also corrected to the words of the synonym table ("abbs" is "abs",
+// "pecss" "pecs"), but not to those of fewer than three letters, nor
+// when it is too short to tell from an abbreviation.
+func TestSearchSynonymTypos(t *testing.T) {
+	f := &File{Format: FormatV1, Vocabularies: testVocabularies()}
+	add := func(id, name string, equipment string, muscle string) {
+		parts := map[string]string{"pectoralis major": "chest", "rectus abdominis": "waist"}
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{parts[muscle]}, Equipments: []string{equipment},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{muscle}, SecondaryMuscles: []string{}})
+	}
+	add("a1", "crunch", "body weight", "rectus abdominis")
+	add("a2", "bench press", "barbell", "pectoralis major")
+	add("a3", "floor press", "dumbbell", "pectoralis major")
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"abbs", []string{"a1"}},
+		{"abbs crnch", []string{"a1"}},
+		{"pecss", []string{"a2", "a3"}},
+		{"dbb press", nil}, // no "db"
+		{"abz", nil},       // three letters: no "abs"
+	})
+}
+
 // TestSearchRankingAliases: a typo matched in the name proper ranks
 // before one matched only in an alias, and a name or alias that the query
 // begins, as typed so far, ranks before the other loose matches.
