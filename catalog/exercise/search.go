@@ -533,18 +533,31 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	}
 	tiers = append(tiers, split(or(inName...))...)
 	tiers = append(tiers, split(all)...)
+	// The staples' tiers follow tier 1 (and the names being typed); they
+	// are split by family size.
+	first := 1
+	if typing {
+		first = 2
+	}
+	// A query of vocabulary values describes what it asks for: after the
+	// staples, the records whose fields confirm it come first, each tier
+	// in turn, then the others ("shoulder mobility": a shoulder drill of
+	// the stretching type before a "knee-to-opposite-shoulder stretch",
+	// a stretch for the hips).
+	if described && !confirmed.IsEmpty() {
+		rest := tiers[first+len(staples):]
+		conf := make([]*roaring.Bitmap, 0, 2*len(rest))
+		for _, t := range rest {
+			conf = append(conf, roaring.And(t, confirmed))
+		}
+		tiers = append(tiers[:first+len(staples):first+len(staples)], append(conf, rest...)...)
+	}
 	// Each tier less the better ones, then split by the masks: the
 	// standard forms, then name length.
 	taken := roaring.New()
 	for _, t := range tiers {
 		t.AndNot(taken)
 		taken.Or(t)
-	}
-	// The staples' tiers follow tier 1 (and the names being typed); they
-	// are split by family size.
-	first := 1
-	if typing {
-		first = 2
 	}
 	r := newSplitRanked(tiers[:first], s.masks)
 	for _, t := range staples {

@@ -254,6 +254,25 @@ func TestSearchSynonymTypos(t *testing.T) {
 	})
 }
 
+// TestSearchRankingDescribedConfirmed: for a query of vocabulary values,
+// a record whose fields confirm them ranks before one that only has the
+// words in its name.
+func TestSearchRankingDescribedConfirmed(t *testing.T) {
+	f := &File{Format: FormatV1, Vocabularies: testVocabularies()}
+	add := func(id, name, bodyPart, muscle string) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{bodyPart}, Equipments: []string{"body weight"},
+			ExerciseTypes: []string{"stretching"}, Difficulty: "beginner", TargetMuscles: []string{muscle}, SecondaryMuscles: []string{}})
+	}
+	add("a1", "chest-to-knee stretch", "upper legs", "hamstrings") // the words, but a stretch for the legs
+	add("a2", "doorway opener", "chest", "pectoralis major")
+	add("a3", "wall chest stretch", "chest", "pectoralis major")
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"chest stretching", []string{"a3", "a2", "a1"}},
+		{"chest stretch", []string{"a3", "a1", "a2"}}, // "stretch" is no vocabulary value: the words in the name first
+	})
+}
+
 // TestSearchRankingAliases: a typo matched in the name proper ranks
 // before one matched only in an alias, and a name or alias that the query
 // begins, as typed so far, ranks before the other loose matches.
