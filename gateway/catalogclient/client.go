@@ -93,8 +93,9 @@ type ListRequest struct {
 	After, Before string
 	RecordCap     int
 	Include       Content
-	// RelatedTo, when set, lists the exercises related to this exercise
-	// by Relation, ranked, instead of the whole catalogue.
+	// Relation, when set, lists the exercises related to RelatedTo by it,
+	// ranked, instead of the whole catalogue. An empty RelatedTo is sent
+	// as it is, for the catalog to refuse: it never means no relation.
 	RelatedTo string
 	Relation  Relation
 }
@@ -278,7 +279,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		Include:   req.Include.fields(),
 		Json:      true,
 	}
-	if req.RelatedTo != "" {
+	if req.Relation != 0 {
 		in.Related = &catalogv1.Related{Id: req.RelatedTo, Relation: catalogv1.Relation(req.Relation)}
 	}
 	r, err := invoke(ctx, c, requestID, &catalogv1.Call{Method: &catalogv1.Call_ListExercises{ListExercises: in}},
@@ -286,7 +287,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		func(ctx context.Context) (*catalogv1.ListExercisesResponse, error) {
 			return c.rpc.ListExercises(ctx, in)
 		})
-	if status.Code(err) == codes.NotFound && req.RelatedTo != "" {
+	if status.Code(err) == codes.NotFound && req.Relation != 0 {
 		return nil, noSuchExercise(req.RelatedTo)
 	}
 	if err != nil {

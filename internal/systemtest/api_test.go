@@ -130,6 +130,9 @@ func TestAPI(t *testing.T) {
 		{name: "unknown-include", req: request{path: "/api/v1/exercises?include=tips,steps", keyID: "key_pro"}},
 		{name: "relation-of-unknown-exercise", req: request{path: "/api/v1/exercises/zzzzzzzz/alternatives", keyID: "key_pro"}},
 		{name: "relation-of-malformed-id", req: request{path: "/api/v1/exercises/a.b/variations", keyID: "key_pro"}},
+		// An empty id once listed the whole catalogue, past the plan's
+		// exercises operation.
+		{name: "relation-of-empty-id", req: request{path: "/api/v1/exercises//alternatives?bodyParts=chest", keyID: "key_pro"}},
 		{name: "relation-cursor-not-in-list", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?after=zaf7q5w5", keyID: "key_pro"}},
 		{name: "relation-unknown-parameter", req: request{path: "/api/v1/exercises/humnn3ws/variations?includes=tips", keyID: "key_pro"}},
 		{name: "relation-not-in-plan", req: request{path: "/api/v1/exercises/humnn3ws/variations", keyID: "key_basic"}},
