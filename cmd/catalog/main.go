@@ -136,7 +136,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		},
 		func(ctx context.Context) error { return serve.GRPC(ctx, grpcLn, grpcSrv, cfg.ShutdownTimeout) },
 	}, func(ctx context.Context) error {
-		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg, admin.Options{TokenHash: cfg.AdminTokenHash, Pprof: cfg.Pprof})), cfg.ShutdownTimeout)
+		return serve.HTTP(ctx, adminLn, admin.Server(admin.Handler(ready, reg, admin.Options{TokenHash: cfg.AdminTokenHash, Pprof: cfg.Pprof}), logging.ServerErrors(log)), cfg.ShutdownTimeout)
 	}, func() {
 		log.Info("catalog shutting down")
 		draining.Store(true)

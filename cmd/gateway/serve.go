@@ -190,7 +190,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 			Store: keyStore, Products: products, Usage: meter,
 			TokenHash: cfg.Admin.TokenHash, Throttle: throttle, DocsURL: cfg.DocsURL, Log: log,
 		})
-		return serve.HTTP(ctx, adminLn, admin.Server(adminRoutes), cfg.ShutdownTimeout)
+		return serve.HTTP(ctx, adminLn, admin.Server(adminRoutes, logging.ServerErrors(log)), cfg.ShutdownTimeout)
 	}, func() {
 		// Readiness fails first; the listener stays open for drain_delay,
 		// until load balancers have seen it and stopped sending.
@@ -226,6 +226,7 @@ func catalogDialOptions(reg prometheus.Registerer, tracing bool) []grpc.DialOpti
 func publicServer(h http.Handler, cfg *config.Config, log *slog.Logger) (srv *http.Server, follow func(context.Context) error, err error) {
 	srv = &http.Server{
 		Handler:           h,
+		ErrorLog:          logging.ServerErrors(log),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"log"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -144,10 +145,12 @@ func ValidToken(tokenHash string, r *http.Request) bool {
 // "3 seconds".
 func RetryIn(d time.Duration) string { return english.Count(retrySeconds(d), "second") }
 
-// Server wraps h with the timeouts an admin listener needs.
-func Server(h http.Handler) *http.Server {
+// Server wraps h with the timeouts an admin listener needs; net/http's
+// own complaints go to errorLog (logging.ServerErrors).
+func Server(h http.Handler, errorLog *log.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
+		ErrorLog:          errorLog,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
