@@ -275,11 +275,13 @@ func TestKeysCLI(t *testing.T) {
 	}
 }
 
-// TestExpiredKey checks the 401 of an expired key and that the admin API is
-// off (404) without a token hash.
+// TestExpiredKey checks the 401 of an expired key, that it is not charged
+// to the address's failed authentications, and that the admin API is off
+// (404) without a token hash.
 func TestExpiredKey(t *testing.T) {
 	cat := startCatalog(t)
 	config := testConfig(t, cat.grpc, options{})
+	limitAuthFailures(t, config)
 	key := "exdb_expired-key-of-the-test"
 	data := "keys:\n  - id: key_old\n    hash: " + sha256Hash(key) + "\n    products: {exercisedb: Pro}\n    expires_at: 2020-01-01T00:00:00Z\n"
 	if err := os.WriteFile(keysPath(config), []byte(data), 0o600); err != nil {
@@ -291,6 +293,13 @@ func TestExpiredKey(t *testing.T) {
 	checkError(t, r, http.StatusUnauthorized, "UNAUTHORIZED")
 	if !strings.Contains(string(r.body), "This API key expired at 2020-01-01T00:00:00Z.") {
 		t.Errorf("body %s, want it to say the key expired", r.body)
+	}
+	for range 15 { // past the failures' burst of 10
+		r = api(t, c, g, "/api/v1/liveness", key, gifHost)
+	}
+	checkError(t, r, http.StatusUnauthorized, "UNAUTHORIZED")
+	if r = api(t, c, g, "/api/v1/liveness", "exdb_unknown", gifHost); r.status != http.StatusUnauthorized {
+		t.Errorf("an unknown key after 16 expired ones: %d %s, want 401 (the expired ones not charged)", r.status, r.body)
 	}
 	if status, body := adminGet(c, g, "/admin/v1/keys"); status != http.StatusNotFound {
 		t.Errorf("admin API without admin.token_hash: %d %s, want 404", status, body)

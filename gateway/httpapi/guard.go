@@ -101,6 +101,12 @@ func (a *api) authenticate(c *gin.Context, st *state) error {
 		st.key = key
 		return nil
 	}
+	// An expired key was issued to someone: nobody guesses one, and its
+	// owner's old script should keep reading why it stopped working.
+	if reason == "expired" {
+		a.metrics.authFailures.WithLabelValues(reason).Inc()
+		return apierror.New(http.StatusUnauthorized, "%s", msg)
+	}
 	if wait, blocked := a.Failures.Fail(c, c.ClientIP()); blocked {
 		a.metrics.authFailures.WithLabelValues("blocked").Inc()
 		e := apierror.New(http.StatusTooManyRequests, "Too many failed authentications from your address; retry in %s.", seconds(wait))
