@@ -18,6 +18,11 @@ import (
 // Origin, the "*" origin, header matching) are subtle and well covered there.
 // No origins means no CORS headers at all.
 //
+// Two instances share the options: preflights may ask only for GET and
+// HEAD, but the answer to any method (a 405 to a POST) carries the
+// headers, so that the browser lets the app read its envelope; rs/cors
+// would leave them off a method it does not allow.
+//
 // rs/cors answers a preflight itself, before the chain that gives every
 // request its id, so the preflight gets its X-Request-Id here: every
 // response carries one (SPEC.md), allowed origin or not.
@@ -25,7 +30,7 @@ func withCORS(h http.Handler, allowedOrigins []string) http.Handler {
 	if len(allowedOrigins) == 0 {
 		return h
 	}
-	withPreflights := cors.New(cors.Options{
+	o := cors.Options{
 		AllowedOrigins: allowedOrigins,
 		AllowedMethods: []string{http.MethodGet, http.MethodHead},
 		AllowedHeaders: []string{"X-Gateway-Key", "X-Gateway-Host", "If-None-Match", "If-Match", "Traceparent", "Tracestate"},
@@ -36,12 +41,19 @@ func withCORS(h http.Handler, allowedOrigins []string) http.Handler {
 		},
 		// Keys travel in a header, never in cookies: no credentials.
 		MaxAge: int((10 * time.Minute).Seconds()),
-	}).Handler(h)
+	}
+	preflights := cors.New(o)
+	o.AllowedMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+		http.MethodPatch, http.MethodDelete, http.MethodConnect, http.MethodTrace}
+	responses := cors.New(o)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isPreflight(r) {
 			w.Header().Set("X-Request-Id", newRequestID())
+			preflights.HandlerFunc(w, r)
+			return
 		}
-		withPreflights.ServeHTTP(w, r)
+		responses.HandlerFunc(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 

@@ -77,6 +77,24 @@ func TestCORS(t *testing.T) {
 			t.Errorf("refused origin: %d, Access-Control-Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
 		}
 	})
+	t.Run("preflight for a method the API does not serve", func(t *testing.T) {
+		resp, _ := s.do(t, request{method: http.MethodOptions, path: listing, headers: map[string]string{
+			"Origin": "https://app.example.com", "Access-Control-Request-Method": "POST",
+		}})
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
+			t.Errorf("a POST preflight got Access-Control-Allow-Origin %q", got)
+		}
+	})
+	t.Run("a method the API does not serve, from an allowed origin", func(t *testing.T) {
+		for _, method := range []string{http.MethodPost, http.MethodDelete} {
+			resp, body := s.do(t, request{method: method, path: listing, keyID: "key_pro", headers: map[string]string{"Origin": "https://app.example.com"}})
+			h := resp.Header
+			if resp.StatusCode != http.StatusMethodNotAllowed || h.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+				!strings.Contains(h.Get("Access-Control-Expose-Headers"), "X-Request-Id") {
+				t.Errorf("%s: %d %v %s, want a 405 envelope the app may read", method, resp.StatusCode, h, body)
+			}
+		}
+	})
 	t.Run("OPTIONS that is not a preflight", func(t *testing.T) {
 		resp, body := s.do(t, request{method: http.MethodOptions, path: listing, keyID: "key_pro"})
 		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(string(body), "METHOD_NOT_ALLOWED") {
