@@ -155,12 +155,16 @@ var particles = map[string]bool{"up": true, "down": true, "over": true, "out": t
 // stopWords are left out of a query's required words: "lunge with
 // dumbbells" need not find "with" in a name, nor "leg day" "day", nor
 // "lower back pain" "pain" (which a typo would turn into "pin"), nor
-// "dumbbell only" "only".
+// "dumbbell only" "only", nor "bigger arms" "bigger", nor "ankle rehab"
+// "rehab".
 var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "with": true, "on": true, "for": true, "of": true,
 	"and": true, "to": true, "in": true, "using": true, "at": true, "exercise": true, "exercises": true,
 	"workout": true, "workouts": true, "day": true, "variation": true, "variations": true, "pain": true,
 	"only": true, "just": true,
+	// Goals' adjectives: "bigger arms", "strong core", "grow glutes".
+	"bigger": true, "toned": true, "strong": true, "stronger": true, "grow": true, "growth": true, "build": true, "better": true,
+	"lose": true, "rehab": true, "prehab": true,
 }
 
 //go:embed synonyms.txt
