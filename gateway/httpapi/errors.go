@@ -3,11 +3,13 @@ package httpapi
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -51,7 +53,23 @@ func (a *api) docsURL(c *gin.Context) string {
 	if c.Request.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + c.Request.Host + "/docs"
+	return scheme + "://" + linkHost(c.Request) + "/docs"
+}
+
+// linkHost is the host of r's links: the Host it was sent to, unless that
+// is no plain host[:port] (HTTP/2 lets an :authority such as a"b<c> through,
+// which would make the link no URI), and then the address it reached.
+func linkHost(r *http.Request) string {
+	plain := r.Host != "" && len(r.Host) <= 255 && !strings.ContainsFunc(r.Host, func(c rune) bool {
+		return !(c < utf8.RuneSelf && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-._~:[]", c)))
+	})
+	if plain {
+		return r.Host
+	}
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return addr.String()
+	}
+	return "localhost"
 }
 
 func (a *api) noRoute(c *gin.Context) {

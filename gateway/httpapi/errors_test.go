@@ -1,0 +1,34 @@
+package httpapi
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+)
+
+func TestLinkHost(t *testing.T) {
+	reached := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8443}
+	for _, tt := range []struct{ host, want string }{
+		{"api.example.com", "api.example.com"},
+		{"api.example.com:8443", "api.example.com:8443"},
+		{"[::1]:8080", "[::1]:8080"},
+		{`a"b<c>`, "127.0.0.1:8443"},
+		{"a b", "127.0.0.1:8443"},
+		{"ünïcode.example", "127.0.0.1:8443"},
+		{"", "127.0.0.1:8443"},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Host = tt.host
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, reached))
+		got := linkHost(r)
+		if got != tt.want {
+			t.Errorf("linkHost(%q) = %q, want %q", tt.host, got, tt.want)
+		}
+		if u, err := url.Parse("https://" + got + "/docs"); err != nil || u.Host != got {
+			t.Errorf("linkHost(%q) = %q makes no URL: %v", tt.host, got, err)
+		}
+	}
+}
