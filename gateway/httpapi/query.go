@@ -76,14 +76,14 @@ var contentFields = []contentField{
 func parseInclude(values []string) (catalogclient.Content, error) {
 	var set catalogclient.Content
 	for _, v := range values {
-		for _, item := range strings.Split(v, ",") {
-			item = strings.ToLower(strings.TrimSpace(item))
+		for _, sent := range strings.Split(v, ",") {
+			item := strings.ToLower(strings.TrimSpace(sent))
 			if item == "" {
 				continue
 			}
 			i := slices.IndexFunc(contentFields, func(f contentField) bool { return f.name == item })
 			if i < 0 {
-				return 0, badRequest("include: %s is not a content field; include takes description, instructions, tips and aliases (comma-separated).", queryparam.Show(item))
+				return 0, badRequest("include: %s is not a content field; include takes description, instructions, tips and aliases (comma-separated).", queryparam.Show(strings.TrimSpace(sent)))
 			}
 			set |= contentFields[i].bit
 		}

@@ -127,7 +127,8 @@ func TestAPI(t *testing.T) {
 		{name: "search-too-long", req: request{path: "/api/v1/exercises?q=" + strings.Repeat("a", 201), keyID: "key_pro"}},
 		{name: "search-cursor-not-in-results", req: request{path: "/api/v1/exercises?q=press&after=zaf7q5w5", keyID: "key_pro"}},
 		{name: "search-on-relation", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?q=press", keyID: "key_pro"}},
-		{name: "unknown-include", req: request{path: "/api/v1/exercises?include=tips,steps", keyID: "key_pro"}},
+		// The value as sent, case kept, as filter values are.
+		{name: "unknown-include", req: request{path: "/api/v1/exercises?include=tips,%20Steps", keyID: "key_pro"}},
 		{name: "relation-of-unknown-exercise", req: request{path: "/api/v1/exercises/zzzzzzzz/alternatives", keyID: "key_pro"}},
 		{name: "relation-of-malformed-id", req: request{path: "/api/v1/exercises/a.b/variations", keyID: "key_pro"}},
 		// An empty id once listed the whole catalogue, past the plan's
