@@ -16,6 +16,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 // keysUsage lists the keys subcommands.
@@ -147,10 +148,14 @@ func listKeys(ctx context.Context, s keys.Store, stdout io.Writer) error {
 		}
 		return t.Format(time.RFC3339)
 	}
+	var invalid []string
 	for after := ""; ; {
 		p, err := s.List(ctx, after, 100)
 		if err != nil {
 			return fmt.Errorf("keys list: %w", err)
+		}
+		for _, bad := range p.Invalid {
+			invalid = append(invalid, fmt.Sprintf("%q (%s)", bad.ID, bad.Problem))
 		}
 		for _, k := range p.Keys {
 			var subs []string
@@ -164,7 +169,18 @@ func listKeys(ctx context.Context, s keys.Store, stdout io.Writer) error {
 		}
 		after = p.Keys[len(p.Keys)-1].ID
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	switch len(invalid) {
+	case 0:
+	case 1:
+		return fmt.Errorf("keys list: the row of key %s in gateway_keys is invalid, so it is not listed and its key is refused; fix the row or delete the key", invalid[0])
+	default:
+		return fmt.Errorf("keys list: %s of gateway_keys are invalid, so they are not listed and their keys are refused; fix each row or delete its key: %s",
+			english.Count(len(invalid), "row"), strings.Join(invalid, "; "))
+	}
+	return nil
 }
 
 // parseExpiry reads -expires: RFC 3339, or a duration from now.

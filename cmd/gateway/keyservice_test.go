@@ -352,3 +352,29 @@ func TestKeysPostgresUnreachableAtStart(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// TestKeysCLIInvalidRow: a row of gateway_keys that does not decode (one
+// written before the products check, here with the check dropped) is
+// named by keys list, which lists the others and exits 1.
+func TestKeysCLIInvalidRow(t *testing.T) {
+	config := testConfig(t, "127.0.0.1:1", options{})
+	dbURL, schema := pgtest.URL(t)
+	withKeyService(t, config, dbURL)
+	for _, id := range []string{"key_a", "key_poison", "key_z"} {
+		if r := runGateway(t, "keys", "create", "-config", config, "-id", id, "-product", "exercisedb=Pro"); r.code != 0 {
+			t.Fatalf("keys create: exit %d: %s", r.code, r.stderr)
+		}
+	}
+	pgtest.Exec(t, `ALTER TABLE `+schema+`.gateway_keys DROP CONSTRAINT gateway_keys_products_plans`)
+	pgtest.Exec(t, `UPDATE `+schema+`.gateway_keys SET products = '{"exercisedb": 1}' WHERE id = 'key_poison'`)
+	r := runGateway(t, "keys", "list", "-config", config)
+	if r.code != 1 || !strings.Contains(r.stderr, `the row of key "key_poison" (products: want an object`) {
+		t.Errorf("keys list: exit %d, stderr %q; want 1 and the bad row named", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "key_a") || !strings.Contains(r.stdout, "key_z") || strings.Contains(r.stdout, "key_poison") {
+		t.Errorf("keys list printed:\n%s\nwant the other keys", r.stdout)
+	}
+	if r := runGateway(t, "keys", "delete", "-config", config, "key_poison"); r.code != 0 {
+		t.Errorf("keys delete of the bad row: exit %d: %s", r.code, r.stderr)
+	}
+}

@@ -43,6 +43,10 @@ func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Regist
 			}
 			return 0
 		}))
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "exercisedb_gateway_key_store_invalid_rows",
+			Help: "Rows of gateway_keys that the last load skipped because they do not decode into a key (logged with their id); their keys are refused.",
+		}, func() float64 { return float64(pg.Invalid()) }))
 		pg.OnSync = func(err error) { syncs.WithLabelValues(result(err)).Inc() }
 		store = pg
 	} else {

@@ -182,6 +182,12 @@ func (a *api) clientError(err error, r *http.Request) error {
 		return apierror.New(http.StatusConflict, "id: a key with this id exists already.")
 	case errors.Is(err, keys.ErrUnavailable):
 		return apierror.Unavailable(time.Second, err, "The key store is unavailable; retry later.")
+	case errors.Is(err, keys.ErrInvalidRow):
+		// As an invalid keys file: the row is skipped at load (its key is
+		// refused) until an operator fixes or deletes it.
+		return &apierror.Error{Status: http.StatusServiceUnavailable, Code: apierror.CodeServiceUnavailable, Err: err,
+			Message: fmt.Sprintf("The key %q could not be read: its row in the database is invalid, so the key is refused. "+
+				"Fix the row (the gateway's log says what is wrong) or delete the key.", id)}
 	case errors.Is(err, keys.ErrInvalidFile):
 		// Not the client's fault, nor a bug: the store cannot serve until
 		// an operator fixes the file. Which file and why go to the log

@@ -57,6 +57,16 @@ func newAPIAt(t *testing.T, usage Usage) (*httptest.Server, *keys.File, string) 
 		t.Fatal(err)
 	}
 	store.Now = func() time.Time { return now }
+	srv := httptest.NewServer(New(Deps{Store: store, Products: mustProducts(t), Usage: usage,
+		TokenHash: admin.HashToken(token), DocsURL: "http://docs.example/docs", Now: func() time.Time { return now }}))
+	t.Cleanup(srv.Close)
+	return srv, store, path
+}
+
+// mustProducts is the product table of the tests: exercisedb, plans
+// Basic and Pro.
+func mustProducts(t *testing.T) *plan.Table {
+	t.Helper()
 	products, err := plan.NewTable([]config.Product{{
 		Name: "exercisedb", Hosts: []string{"exercisedb.example.com"},
 		Media: config.Media{Kind: "gif", ImageURL: "https://m.example/{mediaKey}.gif"},
@@ -65,10 +75,7 @@ func newAPIAt(t *testing.T, usage Usage) (*httptest.Server, *keys.File, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(New(Deps{Store: store, Products: products, Usage: usage,
-		TokenHash: admin.HashToken(token), DocsURL: "http://docs.example/docs", Now: func() time.Time { return now }}))
-	t.Cleanup(srv.Close)
-	return srv, store, path
+	return products
 }
 
 type resp struct {
@@ -416,5 +423,50 @@ func TestInvalidKeysFile(t *testing.T) {
 	}
 	if n := store.Current().Len(); n != 1 {
 		t.Errorf("%d keys in force, want the 1 loaded before the file broke", n)
+	}
+}
+
+// invalidRowStore is a store whose key key_bad has a row that does not
+// decode, as keys.Postgres reports one.
+type invalidRowStore struct{ *keys.File }
+
+func (s invalidRowStore) Get(ctx context.Context, id string) (keys.Key, error) {
+	if id == "key_bad" {
+		return keys.Key{}, &keys.RowError{ID: id, Problem: "products: want an object"}
+	}
+	return s.File.Get(ctx, id)
+}
+
+func (s invalidRowStore) List(ctx context.Context, after string, limit int) (keys.Page, error) {
+	p, err := s.File.List(ctx, after, limit)
+	p.Invalid = []*keys.RowError{{ID: "key_bad", Problem: "products: want an object"}}
+	p.Total++
+	return p, err
+}
+
+// TestInvalidRow: a key whose row does not decode is a 503 naming it
+// (without Retry-After: waiting does not fix it), and the list names it in
+// meta.invalid beside the other keys.
+func TestInvalidRow(t *testing.T) {
+	srv, store := newAPI(t, nil)
+	api := httptest.NewServer(New(Deps{Store: invalidRowStore{store}, Products: mustProducts(t), TokenHash: admin.HashToken(token)}))
+	t.Cleanup(api.Close)
+	if r := call(t, srv, "POST", "/admin/v1/keys", `{"id":"key_ok","products":{"exercisedb":"Pro"}}`); r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	r := call(t, api, "GET", "/admin/v1/keys/key_bad", "")
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "" ||
+		!strings.Contains(r.body, `The key \"key_bad\" could not be read: its row in the database is invalid`) {
+		t.Errorf("GET of the bad key: %d %v %s", r.status, r.header, r.body)
+	}
+	list := decodeJSON[struct {
+		Data []struct{ ID string }
+		Meta struct {
+			Total   int
+			Invalid []string
+		}
+	}](t, call(t, api, "GET", "/admin/v1/keys", ""))
+	if len(list.Data) != 1 || list.Data[0].ID != "key_ok" || list.Meta.Total != 2 || len(list.Meta.Invalid) != 1 || list.Meta.Invalid[0] != "key_bad" {
+		t.Errorf("list = %+v; want key_ok, total 2, invalid [key_bad]", list)
 	}
 }

@@ -119,10 +119,17 @@ func (a *api) list(w http.ResponseWriter, r *http.Request) error {
 	if p.More {
 		next = &p.Keys[len(p.Keys)-1].ID
 	}
-	return reply(w, http.StatusOK, map[string]any{
-		"data": data,
-		"meta": map[string]any{"total": p.Total, "limit": limit, "hasNextPage": p.More, "nextCursor": next},
-	})
+	meta := map[string]any{"total": p.Total, "limit": limit, "hasNextPage": p.More, "nextCursor": next}
+	if len(p.Invalid) > 0 {
+		// Rows of the page that do not decode: counted in total, not in
+		// data; named here so that they can be fixed or deleted.
+		ids := make([]string, len(p.Invalid))
+		for i, bad := range p.Invalid {
+			ids[i] = bad.ID
+		}
+		meta["invalid"] = ids
+	}
+	return reply(w, http.StatusOK, map[string]any{"data": data, "meta": meta})
 }
 
 func (a *api) get(w http.ResponseWriter, r *http.Request) error {

@@ -2,9 +2,11 @@ package keys
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +19,28 @@ import (
 // ErrUnavailable wraps the errors of a Postgres operation that failed in
 // the database or on the way to it.
 var ErrUnavailable = errors.New("the key store is unavailable")
+
+// ErrInvalidRow is wrapped by a RowError: a row of gateway_keys that does
+// not decode into a key.
+var ErrInvalidRow = errors.New("the key's row in the database is invalid")
+
+// RowError is a row of gateway_keys that does not decode into a key (a
+// plan that is not a string, no product, a malformed hash: what psql can
+// write and the table's first CHECKs let through). A load skips the row,
+// so that its key is refused and every other key stays in force; Get and
+// the changes of that id return the RowError, List reports it in
+// Page.Invalid. Delete works, to clean up.
+type RowError struct {
+	ID string
+	// Problem says what is wrong, naming the column; never a value.
+	Problem string
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("key %q: its row in gateway_keys is invalid: %s", e.ID, e.Problem)
+}
+
+func (e *RowError) Unwrap() error { return ErrInvalidRow }
 
 // ApplicationName is the application_name of the gateway's connections,
 // unless the URL sets one: it tells them apart in pg_stat_activity.
@@ -40,6 +64,7 @@ type Postgres struct {
 	channel string
 	cur     atomic.Pointer[Set]
 	up      atomic.Bool
+	invalid atomic.Int64 // rows the last load skipped
 }
 
 // PostgresOptions are the choices of OpenPostgres; the zero value is
@@ -122,6 +147,10 @@ func (s *Postgres) Current() *Set { return s.cur.Load() }
 // Up reports whether the last load attempt succeeded.
 func (s *Postgres) Up() bool { return s.up.Load() }
 
+// Invalid returns the number of rows the last successful load skipped
+// because they do not decode into a key.
+func (s *Postgres) Invalid() int { return int(s.invalid.Load()) }
+
 // Close closes the pool of the admin operations.
 func (s *Postgres) Close() { s.pool.Close() }
 
@@ -130,7 +159,9 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// load reads every key into a new Set.
+// load reads every key into a new Set. A row that does not decode is
+// skipped and logged, with its id and what is wrong: one bad row must not
+// stop every change from reaching the replicas.
 func (s *Postgres) load(ctx context.Context, q querier) (*Set, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -139,39 +170,63 @@ func (s *Postgres) load(ctx context.Context, q querier) (*Set, error) {
 		return nil, err
 	}
 	var entries []entry
+	var invalid []*RowError
 	for rows.Next() {
 		k, hash, err := scanKey(rows)
+		var bad *RowError
+		if errors.As(err, &bad) {
+			invalid = append(invalid, bad)
+			continue
+		}
 		if err != nil {
 			rows.Close()
 			return nil, err
 		}
-		d, ok := parseHash(hash)
-		if !ok { // the table's CHECK makes this impossible
-			rows.Close()
-			return nil, fmt.Errorf("key %q: malformed hash", k.ID)
-		}
+		d, _ := parseHash(hash) // scanKey checked it
 		entries = append(entries, entry{key: k, digest: d})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	for _, bad := range invalid {
+		s.opts.Log.Error("key store: a row of gateway_keys is invalid and skipped; its key is refused until the row is fixed or deleted",
+			"key_id", bad.ID, "problem", bad.Problem)
+	}
+	s.invalid.Store(int64(len(invalid)))
 	return newSet(entries), nil
 }
 
 const keyColumns = `id, name, hash, products, disabled, expires_at, created_at`
 
-// scanKey reads a row of keyColumns.
+// scanKey reads a row of keyColumns. A row that is read but does not
+// decode into a key is a *RowError, with the key as far as it decoded (its
+// ID at least).
 func scanKey(row pgx.Row) (Key, string, error) {
 	var k Key
 	var hash string
+	var products []byte // decoded here, not by Scan: a failed Scan ends the rows
 	var expires *time.Time
-	if err := row.Scan(&k.ID, &k.Name, &hash, &k.Products, &k.Disabled, &expires, &k.CreatedAt); err != nil {
+	if err := row.Scan(&k.ID, &k.Name, &hash, &products, &k.Disabled, &expires, &k.CreatedAt); err != nil {
 		return Key{}, "", err
 	}
 	if expires != nil {
 		k.ExpiresAt = expires.UTC()
 	}
 	k.CreatedAt = k.CreatedAt.UTC()
+	if _, ok := parseHash(hash); !ok {
+		return k, "", &RowError{k.ID, "hash: want \"sha256:\" followed by 64 lowercase hex digits"}
+	}
+	if err := json.Unmarshal(products, &k.Products); err != nil || k.Products == nil {
+		return k, "", &RowError{k.ID, `products: want an object of product name to plan name, such as {"exercisedb": "Pro"}`}
+	}
+	if len(k.Products) == 0 {
+		return k, "", &RowError{k.ID, "products: empty; a key needs at least one product and its plan"}
+	}
+	for product, plan := range k.Products {
+		if strings.TrimSpace(product) == "" || strings.TrimSpace(plan) == "" {
+			return k, "", &RowError{k.ID, "products: an empty product or plan name"}
+		}
+	}
 	return k, hash, nil
 }
 
@@ -186,7 +241,8 @@ func nullTime(t time.Time) any {
 // fail wraps a database error; ErrNotFound and input errors pass.
 func fail(err error) error {
 	var in *InputError
-	if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrDisabled) || errors.Is(err, ErrDuplicateID) || errors.As(err, &in) {
+	if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrDisabled) || errors.Is(err, ErrDuplicateID) ||
+		errors.Is(err, ErrInvalidRow) || errors.As(err, &in) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -216,20 +272,44 @@ func (s *Postgres) insert(ctx context.Context, e execer, k Key, hash string) err
 	return err
 }
 
-// List reads one page in id order.
+// List reads one page in id order. A row of the page that does not
+// decode is left out of Keys and reported in Invalid.
 func (s *Postgres) List(ctx context.Context, after string, limit int) (Page, error) {
 	var p Page
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM gateway_keys`).Scan(&p.Total); err != nil {
 			return err
 		}
-		rows, _ := tx.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys WHERE id > $1 ORDER BY id LIMIT $2`, after, limit+1)
-		ks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) {
-			k, _, err := scanKey(r)
-			return k, err
-		})
-		if err != nil {
-			return err
+		// Read batches until limit+1 keys decode or the rows end. A bad
+		// row belongs to this page when it comes before the page's last
+		// key; after it, to the next page (whose cursor is that key).
+		var ks []Key
+		p.Invalid = nil
+		for cursor, full := after, true; full && len(ks) <= limit; {
+			rows, _ := tx.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys WHERE id > $1 ORDER BY id LIMIT $2`, cursor, limit+1)
+			n := 0
+			for rows.Next() && len(ks) <= limit {
+				n++
+				k, _, err := scanKey(rows)
+				var bad *RowError
+				switch {
+				case errors.As(err, &bad):
+					if len(ks) < limit {
+						p.Invalid = append(p.Invalid, bad)
+					}
+				case err != nil:
+					rows.Close()
+					return err
+				default:
+					ks = append(ks, k)
+				}
+				cursor = k.ID
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			full = n == limit+1
 		}
 		p.More = len(ks) > limit
 		p.Keys = ks[:min(limit, len(ks))]

@@ -2,10 +2,13 @@ package keys
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,9 +61,10 @@ func TestPostgresMigrateTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	files, _ := fs.Glob(migrations, "migrations/*.sql")
 	var n int
-	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM gateway_keys_migrations`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("migrations recorded: %d (%v), want 1", n, err)
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM gateway_keys_migrations`).Scan(&n); err != nil || n != len(files) {
+		t.Errorf("migrations recorded: %d (%v), want %d", n, err, len(files))
 	}
 }
 
@@ -209,4 +213,96 @@ func (p *proxy) restore() {
 		p.t.Fatal(err)
 	}
 	p.serve(ln)
+}
+
+// TestPostgresInvalidRow: a row that does not decode (what psql can write
+// in a database migrated before 002, or with the constraint dropped) is
+// skipped and logged by id; every other key loads and changes keep
+// reaching the replica.
+func TestPostgresInvalidRow(t *testing.T) {
+	url, schema := pgtest.URL(t)
+	logs := &syncBuffer{}
+	c := &clock{t: t0}
+	s := openPostgres(t, url, PostgresOptions{Now: c.Now, Log: slog.New(slog.NewTextHandler(logs, nil))})
+	watchPostgres(t, s)
+	ctx := context.Background()
+	pro := map[string]string{"exercisedb": "Pro"}
+	good := mustCreate(t, s, New{ID: "key_b", Products: pro})
+	poison := mustCreate(t, s, New{ID: "key_c", Products: pro})
+	mustCreate(t, s, New{ID: "key_d", Products: pro})
+	inForce(t, s, poison.Secret, true)
+
+	// The new constraint refuses the row; without it (a row written
+	// before the migration) the load must cope.
+	bad := `UPDATE ` + schema + `.gateway_keys SET products = '{"exercisedb": 1}' WHERE id = 'key_c'`
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, bad); err == nil || !strings.Contains(err.Error(), "gateway_keys_products_plans") {
+		t.Errorf("a plan that is a number: %v, want the check gateway_keys_products_plans to refuse it", err)
+	}
+	pgtest.Exec(t, `ALTER TABLE `+schema+`.gateway_keys DROP CONSTRAINT gateway_keys_products_plans`)
+	pgtest.Exec(t, bad)
+
+	inForce(t, s, poison.Secret, false)
+	inForce(t, s, good.Secret, true)
+	if !s.Up() || s.Invalid() != 1 {
+		t.Errorf("Up %v, Invalid %d; want true, 1", s.Up(), s.Invalid())
+	}
+	if !strings.Contains(logs.String(), `key_id=key_c problem="products: want an object`) {
+		t.Errorf("the bad row is not logged by id:\n%s", logs)
+	}
+	if strings.Contains(logs.String(), "key store unreachable") {
+		t.Errorf("a bad row is logged as an outage:\n%s", logs)
+	}
+
+	// Changes keep flowing.
+	after := mustCreate(t, s, New{ID: "key_e", Products: pro})
+	inForce(t, s, after.Secret, true)
+	if err := s.Delete(ctx, good.ID); err != nil {
+		t.Fatal(err)
+	}
+	inForce(t, s, good.Secret, false)
+
+	// The bad row is named by Get and List, and can be deleted.
+	if _, err := s.Get(ctx, "key_c"); !errors.Is(err, ErrInvalidRow) || !strings.Contains(err.Error(), `key "key_c"`) {
+		t.Errorf("Get of the bad row: %v, want ErrInvalidRow naming it", err)
+	}
+	if _, err := s.Update(ctx, "key_c", Change{Disabled: new(bool)}); !errors.Is(err, ErrInvalidRow) {
+		t.Errorf("Update of the bad row: %v, want ErrInvalidRow", err)
+	}
+	for _, tt := range []struct {
+		after string
+		limit int
+		keys  []string
+		bad   []string
+		more  bool
+	}{
+		{"", 10, []string{"key_d", "key_e"}, []string{"key_c"}, false},
+		{"", 1, []string{"key_d"}, []string{"key_c"}, true},
+		{"key_d", 1, []string{"key_e"}, nil, false},
+		{"key_a", 1, []string{"key_d"}, []string{"key_c"}, true},
+	} {
+		p, err := s.List(ctx, tt.after, tt.limit)
+		if err != nil {
+			t.Fatalf("List(%q, %d): %v", tt.after, tt.limit, err)
+		}
+		var keys, bad []string
+		for _, k := range p.Keys {
+			keys = append(keys, k.ID)
+		}
+		for _, b := range p.Invalid {
+			bad = append(bad, b.ID)
+		}
+		if !slices.Equal(keys, tt.keys) || !slices.Equal(bad, tt.bad) || p.More != tt.more || p.Total != 3 {
+			t.Errorf("List(%q, %d) = keys %v, invalid %v, more %v, total %d; want %v, %v, %v, 3",
+				tt.after, tt.limit, keys, bad, p.More, p.Total, tt.keys, tt.bad, tt.more)
+		}
+	}
+	if err := s.Delete(ctx, "key_c"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "no invalid row", func() bool { return s.Invalid() == 0 })
 }

@@ -98,6 +98,9 @@ type Page struct {
 	Total int
 	// More reports whether keys follow the page's last one.
 	More bool
+	// Invalid are the rows of the page that do not decode into a key
+	// (PostgreSQL only; see RowError): counted in Total, not in Keys.
+	Invalid []*RowError
 }
 
 // idPattern is the form of the ids Create accepts: they appear in URLs,
