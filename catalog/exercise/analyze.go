@@ -232,6 +232,8 @@ type unit struct {
 	// synonym table that the first misspells and what they stand for (see
 	// correctSynonyms).
 	joined, split, misspelt bool
+	// and: "and" follows the unit in the query (see orAnatomy).
+	and bool
 }
 
 // parseQuery splits a query into units, the longest phrases first: those
@@ -260,6 +262,9 @@ func parseWords(ws []string, skip, phrases map[string]bool, longest int) []unit 
 		phrase := ws[i : i+n]
 		i += n
 		if n == 1 && skip[phrase[0]] {
+			if phrase[0] == "and" && len(out) > 0 {
+				out[len(out)-1].and = true
+			}
 			continue
 		}
 		u := unit{alternatives: [][]string{phrase}}

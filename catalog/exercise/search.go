@@ -433,7 +433,7 @@ func checkQuery(q string, bad *ArgumentError) {
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
-	units := s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase))))
+	units := s.orAnatomy(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))))
 	ms := make([]matches, len(units))
 	var inName, fields []*roaring.Bitmap
 	for i, u := range units {
@@ -764,6 +764,32 @@ func (s *searchIndex) correctSynonyms(units []unit) []unit {
 		}
 	}
 	return units
+}
+
+// orAnatomy makes one unit of two that "and" joins when both name a
+// muscle or body part: "chest and triceps" asks for the exercises of a
+// day that trains both, the chest's and the triceps' (any of their
+// alternatives), not for the few that train both at once.
+func (s *searchIndex) orAnatomy(units []unit) []unit {
+	anatomical := func(u unit) bool {
+		return slices.ContainsFunc(u.alternatives, func(a []string) bool { return s.anatomy[singularPhrase(a)] })
+	}
+	out := units[:0:0]
+	for _, u := range units {
+		if n := len(out); n > 0 && out[n-1].and && anatomical(out[n-1]) && anatomical(u) {
+			prev := out[n-1]
+			merged := unit{alternatives: slices.Clone(prev.alternatives), last: u.last, and: u.and}
+			for _, alt := range u.alternatives {
+				if !slices.ContainsFunc(merged.alternatives, func(a []string) bool { return stemmed(a) == stemmed(alt) }) {
+					merged.alternatives = append(merged.alternatives, alt)
+				}
+			}
+			out[n-1] = merged
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // wordsIn returns the fewest whole words of names and aliases (of two

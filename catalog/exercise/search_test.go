@@ -273,6 +273,33 @@ func TestSearchRankingDescribedConfirmed(t *testing.T) {
 	})
 }
 
+// TestSearchAndAnatomy: "and" between two muscles or body parts asks
+// for the exercises of either; between other words it is a stop word,
+// and every word must match.
+func TestSearchAndAnatomy(t *testing.T) {
+	f := &File{Format: FormatV1, Vocabularies: testVocabularies()}
+	add := func(id, name string, muscles ...string) {
+		parts := map[string]string{"pectoralis major": "chest", "latissimus dorsi": "back", "quadriceps": "upper legs"}
+		var bodyParts []string
+		for _, m := range muscles {
+			bodyParts = append(bodyParts, parts[m])
+		}
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: bodyParts, Equipments: []string{"barbell"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: muscles, SecondaryMuscles: []string{}})
+	}
+	add("a1", "bench press", "pectoralis major")
+	add("a2", "bent-over row", "latissimus dorsi")
+	add("a3", "pullover", "latissimus dorsi", "pectoralis major")
+	add("a4", "clean and press", "quadriceps")
+	add("a5", "clean", "quadriceps")
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"chest and back", []string{"a3", "a1", "a2"}}, // either, shorter names first
+		{"chest back", []string{"a3"}},
+		{"clean and press", []string{"a4"}},
+	})
+}
+
 // TestSearchRankingAliases: a typo matched in the name proper ranks
 // before one matched only in an alias, and a name or alias that the query
 // begins, as typed so far, ranks before the other loose matches.
