@@ -41,10 +41,16 @@ func words(s string) []string {
 	})
 }
 
-// stem returns the term of one word.
+// stem returns the term of one word. The British -isation is the
+// -ization the stemmer knows ("mobilisation" is "mobilization").
 func stem(w string) string {
 	if len(w) <= 2 || isNumber(w) {
 		return w
+	}
+	if base, ok := strings.CutSuffix(w, "isation"); ok {
+		w = base + "ization"
+	} else if base, ok := strings.CutSuffix(w, "isations"); ok {
+		w = base + "izations"
 	}
 	return english.Stem(w, false)
 }

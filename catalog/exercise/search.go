@@ -1022,7 +1022,7 @@ func (s *searchIndex) similar(w string, others bool) (out []string) {
 	if k == 0 || isNumber(w) {
 		return nil
 	}
-	if len(w) >= minSoundLength {
+	if len(w) >= minSoundLength || others {
 		out = slices.Clone(s.sounds[sound(singular(w))])
 	}
 	mask := letterMask(w)
@@ -1044,10 +1044,10 @@ func (s *searchIndex) similar(w string, others bool) (out []string) {
 const minSoundLength = 4
 
 // sound returns a rough key of how a written word sounds: the spellings
-// of one sound that people mix up when they spell by ear are one letter,
-// doubled letters are one and a final e is silent, so "skwat" sounds like
-// "squat", "jaks" like "jacks", "lunj" like "lunge" and "brij" like
-// "bridge".
+// of one sound that people mix up when they spell by ear are one letter
+// (an x after the first letter is "ks"), doubled letters are one and a
+// final e is silent, so "skwat" sounds like "squat", "jaks" and "jax"
+// like "jacks", "lunj" like "lunge" and "brij" like "bridge".
 func sound(w string) string {
 	b := make([]byte, 0, len(w)+1)
 	for i := 0; i < len(w); i++ {
@@ -1074,6 +1074,11 @@ func sound(w string) string {
 			c = 'f'
 			i++
 		case c == 'z':
+			c = 's'
+		case c == 'x' && i > 0 && i == len(w)-1: // "jax" is "jacks", the plural as nothing
+			c = 'k'
+		case c == 'x' && i > 0: // "flexion"
+			b = append(b, 'k')
 			c = 's'
 		}
 		if len(b) > 0 && b[len(b)-1] == c {
