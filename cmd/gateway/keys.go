@@ -9,9 +9,12 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/keys"
@@ -162,7 +165,8 @@ func listKeys(ctx context.Context, s keys.Store, stdout io.Writer) error {
 			for _, product := range slices.Sorted(maps.Keys(k.Products)) {
 				subs = append(subs, product+"="+k.Products[product])
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\n", k.ID, cmp.Or(k.Name, "-"), strings.Join(subs, ","), k.Disabled, when(k.ExpiresAt), when(k.CreatedAt))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\n", printable(k.ID), printable(cmp.Or(k.Name, "-")), printable(strings.Join(subs, ",")),
+				k.Disabled, when(k.ExpiresAt), when(k.CreatedAt))
 		}
 		if !p.More {
 			break
@@ -181,6 +185,17 @@ func listKeys(ctx context.Context, s keys.Store, stdout io.Writer) error {
 			english.Count(len(invalid), "row"), strings.Join(invalid, "; "))
 	}
 	return nil
+}
+
+// printable returns s for a terminal: as it is when it is valid UTF-8 of
+// printable characters and spaces, else quoted with Go's escapes, so that
+// a name written into the store by hand cannot send control sequences to
+// the operator's terminal, hide text or break the columns.
+func printable(s string) string {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // parseExpiry reads -expires: RFC 3339, or a duration from now.

@@ -378,3 +378,28 @@ func TestKeysCLIInvalidRow(t *testing.T) {
 		t.Errorf("keys delete of the bad row: exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// TestKeysCLINames: keys create refuses what the admin API refuses in a
+// name, and keys list never prints a control character of a name written
+// by hand: such a name is quoted.
+func TestKeysCLINames(t *testing.T) {
+	config := testConfig(t, "127.0.0.1:1", options{})
+	for name, want := range map[string]string{
+		"\x1b[31mred":    "keys create: name: U+001B at byte 0 is a control character; want one line of printable text\n",
+		"evil\u202eppa":  "keys create: name: U+202E at byte 4 is an invisible format character",
+		"not utf-8 \xff": "keys create: name: not valid UTF-8\n",
+	} {
+		r := runGateway(t, "keys", "create", "-config", config, "-name", name, "-product", "exercisedb=Pro")
+		if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+			t.Errorf("keys create -name %q: exit %d, stdout %q, stderr %q; want 1 and %q", name, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	data := "keys:\n  - id: key_hand\n    name: \"\\e[2Jcleared\\u202e\"\n    hash: " + sha256Hash("exdb_hand") + "\n    products: {exercisedb: Pro}\n"
+	if err := os.WriteFile(keysPath(config), []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runGateway(t, "keys", "list", "-config", config)
+	if r.code != 0 || strings.ContainsAny(r.stdout, "\x1b\u202e") || !strings.Contains(r.stdout, `"\x1b[2Jcleared\u202e"`) {
+		t.Errorf("keys list: exit %d, stdout %q; want the name quoted", r.code, r.stdout)
+	}
+}

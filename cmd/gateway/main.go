@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // usage is what -h prints: the commands, the flags and the environment.
 var usage = `Usage:
   gateway [-config gateway.yaml]     serve the public API and the admin listener
-  gateway keys create -config gateway.yaml -name NAME -product PRODUCT=PLAN [-product ...] [-id ID] [-expires TIME]
+  gateway keys create -config gateway.yaml [-name NAME] -product PRODUCT=PLAN [-product ...] [-id ID] [-expires TIME]
                                      add a key to the configuration's key store (keys file or
                                      keys_postgres_url); the key is printed once
   gateway keys list -config gateway.yaml

@@ -2,6 +2,7 @@ package adminapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,23 +118,29 @@ func checkNames(body []byte, fields []string) error {
 		return nil // not an object: the decoder refuses it
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	err := checkValue(dec, "", fields, 0)
+	err := checkValue(dec, body, "", fields, 0)
 	if errors.Is(err, errMalformed) {
 		return nil
 	}
 	return err
 }
 
-// checkValue reads one JSON value from dec; path names it in messages
-// ("" for the top level), and fields, when not nil, are the only names
-// an object there may have.
-func checkValue(dec *json.Decoder, path string, fields []string, depth int) error {
+// checkValue reads one JSON value from dec, which reads body; path names
+// it in messages ("" for the top level), and fields, when not nil, are
+// the only names an object there may have. A string that is not valid
+// UTF-8 is refused, naming it: encoding/json would replace the bad bytes
+// silently.
+func checkValue(dec *json.Decoder, body []byte, path string, fields []string, depth int) error {
 	if depth > maxDepth {
 		return errMalformed
 	}
+	start := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
 		return errMalformed
+	}
+	if _, ok := tok.(string); ok && !utf8.Valid(body[start:dec.InputOffset()]) {
+		return apierror.New(http.StatusBadRequest, "%s: not valid UTF-8.", cmp.Or(path, "The body"))
 	}
 	switch tok {
 	case json.Delim('{'):
@@ -151,7 +158,7 @@ func checkValue(dec *json.Decoder, path string, fields []string, depth int) erro
 			if count[name]++; count[name] == 1 {
 				names = append(names, name)
 			}
-			if err := checkValue(dec, member(path, name), nil, depth+1); err != nil {
+			if err := checkValue(dec, body, member(path, name), nil, depth+1); err != nil {
 				return err
 			}
 		}
@@ -165,7 +172,7 @@ func checkValue(dec *json.Decoder, path string, fields []string, depth int) erro
 		}
 	case json.Delim('['):
 		for i := 0; dec.More(); i++ {
-			if err := checkValue(dec, fmt.Sprintf("%s[%d]", path, i), nil, depth+1); err != nil {
+			if err := checkValue(dec, body, fmt.Sprintf("%s[%d]", path, i), nil, depth+1); err != nil {
 				return err
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Store holds the keys, wherever they live (the keys file: File; a
@@ -120,6 +122,9 @@ func prepare(n New, now time.Time) (Created, string, error) {
 	if !idPattern.MatchString(k.ID) {
 		return Created{}, "", &InputError{"id", "want 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"}
 	}
+	if err := checkName(k.Name); err != nil {
+		return Created{}, "", err
+	}
 	if err := checkExpiry(n.ExpiresAt, now); err != nil {
 		return Created{}, "", err
 	}
@@ -133,11 +138,31 @@ func prepare(n New, now time.Time) (Created, string, error) {
 	return Created{Key: k, Secret: secret}, hash, nil
 }
 
-// check validates the fields of k a client may set.
-func check(k Key, now time.Time) error {
-	if len(k.Name) > maxName || strings.ContainsAny(k.Name, "\n\r") {
-		return &InputError{"name", fmt.Sprintf("want one line of at most %d bytes", maxName)}
+// checkName refuses a name that is not one line of printable text: it is
+// shown in terminals (gateway keys list) and logs, and stored in
+// PostgreSQL, which refuses NUL. The name of a key is checked when a
+// client sets it, not when it is carried over (a rotation, a change of
+// other fields), so that a name written by hand never blocks disabling.
+func checkName(name string) error {
+	if len(name) > maxName {
+		return &InputError{"name", fmt.Sprintf("want at most %d bytes, got %d", maxName, len(name))}
 	}
+	if !utf8.ValidString(name) {
+		return &InputError{"name", "not valid UTF-8"}
+	}
+	for i, r := range name {
+		switch {
+		case unicode.IsControl(r):
+			return &InputError{"name", fmt.Sprintf("%U at byte %d is a control character; want one line of printable text", r, i)}
+		case unicode.Is(unicode.Cf, r):
+			return &InputError{"name", fmt.Sprintf("%U at byte %d is an invisible format character; want one line of printable text", r, i)}
+		}
+	}
+	return nil
+}
+
+// check validates the products of k.
+func check(k Key, now time.Time) error {
 	if len(k.Products) == 0 {
 		return &InputError{"products", "name at least one product and its plan, e.g. {\"exercisedb\": \"Pro\"}"}
 	}
@@ -160,6 +185,9 @@ func checkExpiry(t, now time.Time) error {
 // apply returns k changed by c.
 func apply(k Key, c Change, now time.Time) (Key, error) {
 	if c.Name != nil {
+		if err := checkName(*c.Name); err != nil {
+			return Key{}, err
+		}
 		k.Name = *c.Name
 	}
 	if c.Disabled != nil {
@@ -187,10 +215,11 @@ func rotate(old Key, overlap time.Duration, now time.Time) (ended Key, next Crea
 	if old.Disabled || old.Expired(now) {
 		return Key{}, Created{}, "", fmt.Errorf("key %q: %w", old.ID, ErrDisabled)
 	}
-	next, hash, err = prepare(New{Name: old.Name, Products: old.Products, ExpiresAt: old.ExpiresAt}, now)
+	next, hash, err = prepare(New{Products: old.Products, ExpiresAt: old.ExpiresAt}, now)
 	if err != nil {
 		return Key{}, Created{}, "", err
 	}
+	next.Name = old.Name // carried over, not checked again
 	end := second(now.Add(overlap))
 	if old.ExpiresAt.IsZero() || end.Before(old.ExpiresAt) {
 		old.ExpiresAt = end

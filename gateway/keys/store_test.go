@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -315,4 +316,56 @@ func TestStoreDeleteAndList(t *testing.T) {
 			t.Errorf("Total after Delete = %d, want 5", p.Total)
 		}
 	})
+}
+
+// TestStoreRefusesNames: a name that is not one line of printable text
+// is refused alike by every store, on create and update, with a message
+// naming the character; a name carried over (rotation, other changes) is
+// not checked again.
+func TestStoreRefusesNames(t *testing.T) {
+	pro := map[string]string{"exercisedb": "Pro"}
+	forEachStore(t, func(t *testing.T, s Store, c *clock) {
+		ctx := context.Background()
+		mustCreate(t, s, New{ID: "key_a", Name: "Café app ✓", Products: pro})
+		for _, tc := range []struct{ name, message string }{
+			{"nul\x00", "name: U+0000 at byte 3 is a control character; want one line of printable text"},
+			{"\x1b[31mred", "name: U+001B at byte 0 is a control character"},
+			{"tab\there", "name: U+0009 at byte 3 is a control character"},
+			{"del\x7f", "name: U+007F at byte 3 is a control character"},
+			{"c1\u0085", "name: U+0085 at byte 2 is a control character"},
+			{"evil\u202eppa", "name: U+202E at byte 4 is an invisible format character"},
+			{"zero\u200bwidth", "name: U+200B at byte 4 is an invisible format character"},
+			{"bom\ufeff", "name: U+FEFF at byte 3 is an invisible format character"},
+			{"bad\xff", "name: not valid UTF-8"},
+			{strings.Repeat("x", 201), "name: want at most 200 bytes, got 201"},
+		} {
+			_, err := s.Create(ctx, New{Name: tc.name, Products: pro})
+			wantField(t, err, "name")
+			if !strings.HasPrefix(err.Error(), tc.message) {
+				t.Errorf("Create with name %q: %v, want %s", tc.name, err, tc.message)
+			}
+			_, err = s.Update(ctx, "key_a", Change{Name: &tc.name})
+			wantField(t, err, "name")
+		}
+		if p, err := s.List(ctx, "", 100); err != nil || p.Total != 1 || p.Keys[0].Name != "Café app ✓" {
+			t.Errorf("List: %+v, %v; want key_a alone, unchanged", p, err)
+		}
+	})
+}
+
+// TestFileNameCarriedOver: a name written by hand that the API would
+// refuse does not block disabling or rotating its key.
+func TestFileNameCarriedOver(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.yaml")
+	writeFile(t, path, "keys:\n  - id: key_a\n    name: \"\\e[31mred\"\n    hash: "+Hash("exdb_a")+"\n    products: {exercisedb: Pro}\n")
+	s := FileAt(path)
+	s.Now = (&clock{t: t0}).Now
+	disabled := false
+	if _, err := s.Update(context.Background(), "key_a", Change{Disabled: &disabled}); err != nil {
+		t.Errorf("Update of another field: %v", err)
+	}
+	next, _, err := s.Rotate(context.Background(), "key_a", time.Hour)
+	if err != nil || next.Name != "\x1b[31mred" {
+		t.Errorf("Rotate: %+v, %v; want the name carried over", next.Key, err)
+	}
 }
