@@ -236,13 +236,7 @@ func (a *api) send(c *gin.Context, e respcache.Entry, key string) {
 	}
 	h["Etag"] = values.ETag // keys in canonical form, as Header.Set writes them
 	h["Cache-Control"] = privateNoCache
-	if im := c.GetHeader("If-Match"); im != "" && !matches(im, etag, false) {
-		a.fail(c, apierror.New(http.StatusPreconditionFailed, "If-Match: no given entity tag matches the current one, %s.", etag))
-		return
-	}
-	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, etag, true) {
-		c.Status(http.StatusNotModified)
-		c.Writer.WriteHeaderNow()
+	if a.preconditions(c, etag) {
 		return
 	}
 	if cd != nil {
@@ -356,6 +350,22 @@ func matches(header, etag string, weak bool) bool {
 		if tag == etag {
 			return true
 		}
+	}
+	return false
+}
+
+// preconditions answers If-Match (412, strong comparison) and
+// If-None-Match (304, weak) against etag, the response's, and reports
+// whether it did.
+func (a *api) preconditions(c *gin.Context, etag string) bool {
+	if im := c.GetHeader("If-Match"); im != "" && !matches(im, etag, false) {
+		a.fail(c, apierror.New(http.StatusPreconditionFailed, "If-Match: no given entity tag matches the current one, %s.", etag))
+		return true
+	}
+	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, etag, true) {
+		c.Status(http.StatusNotModified)
+		c.Writer.WriteHeaderNow()
+		return true
 	}
 	return false
 }

@@ -20,4 +20,4 @@ var openAPIFile = newStaticFile(openAPIDocument, "application/json", "public, ma
 
 // openAPI serves the OpenAPI document. Like the error pages it is public:
 // no key, no product. If-None-Match with its ETag gives 304.
-func (a *api) openAPI(c *gin.Context) { openAPIFile.serve(c, false) }
+func (a *api) openAPI(c *gin.Context) { a.serveStatic(c, openAPIFile, false) }

@@ -32,9 +32,10 @@ func newStaticFile(body []byte, contentType, cacheControl string, compress bool)
 	return f
 }
 
-// serve writes the file, gzipped when compression is on and the client
-// accepts it; If-None-Match with its ETag gives 304, HEAD no body.
-func (f *staticFile) serve(c *gin.Context, compression bool) {
+// serveStatic writes f, gzipped when compression is on and the client
+// accepts it; If-None-Match with its ETag gives 304, an If-Match without
+// it 412, as on the API's routes; HEAD no body.
+func (a *api) serveStatic(c *gin.Context, f *staticFile, compression bool) {
 	etag, body := f.etag, f.body
 	var cd *coding
 	if compression && f.gzipped != nil {
@@ -45,9 +46,7 @@ func (f *staticFile) serve(c *gin.Context, compression bool) {
 	}
 	c.Header("ETag", etag)
 	c.Header("Cache-Control", f.cacheControl)
-	if inm := c.GetHeader("If-None-Match"); inm != "" && matches(inm, etag, true) {
-		c.Status(http.StatusNotModified)
-		c.Writer.WriteHeaderNow()
+	if a.preconditions(c, etag) {
 		return
 	}
 	if cd != nil {
@@ -84,7 +83,7 @@ func (a *api) apiReference(c *gin.Context) {
 	c.Header("Content-Security-Policy", docsui.ContentSecurityPolicy)
 	c.Header("X-Content-Type-Options", "nosniff")
 	c.Header("Referrer-Policy", "no-referrer")
-	referencePage.serve(c, a.Compression)
+	a.serveStatic(c, referencePage, a.Compression)
 }
 
 // referenceAsset serves a file of the /docs page.
@@ -95,5 +94,5 @@ func (a *api) referenceAsset(c *gin.Context) {
 		return
 	}
 	c.Header("X-Content-Type-Options", "nosniff")
-	f.serve(c, a.Compression)
+	a.serveStatic(c, f, a.Compression)
 }

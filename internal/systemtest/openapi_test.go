@@ -58,6 +58,12 @@ func TestOpenAPIDocument(t *testing.T) {
 	if r, b := s.do(t, request{path: "/openapi.json", host: "-", headers: map[string]string{"If-None-Match": "W/" + etag}}); r.StatusCode != http.StatusNotModified || len(b) != 0 {
 		t.Errorf("If-None-Match: %d, %d bytes, want 304 without a body", r.StatusCode, len(b))
 	}
+	if r, b := s.do(t, request{path: "/openapi.json", host: "-", headers: map[string]string{"If-Match": etag}}); r.StatusCode != http.StatusOK || !bytes.Equal(b, body) {
+		t.Errorf("If-Match with its ETag: %d, want 200 and the document", r.StatusCode)
+	}
+	if r, b := s.do(t, request{path: "/openapi.json", host: "-", headers: map[string]string{"If-Match": `"other", W/` + etag}}); r.StatusCode != http.StatusPreconditionFailed || !bytes.Contains(b, []byte("PRECONDITION_FAILED")) {
+		t.Errorf("If-Match without its ETag (a weak one never matches): %d %s, want a 412 envelope", r.StatusCode, b)
+	}
 
 	doc := loadOpenAPI(t, body)
 	if doc.OpenAPI != "3.1.0" {
@@ -175,6 +181,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		{name: "not-modified-star", req: request{path: chest3, keyID: "key_pro", headers: map[string]string{"If-None-Match": "*"}}, status: 304},
 		{name: "not-modified-openapi", req: request{path: "/openapi.json", host: "-", headers: map[string]string{"If-None-Match": "*"}}, status: 304},
 		{name: "not-modified-api-reference", req: request{path: "/docs", host: "-", headers: map[string]string{"If-None-Match": "*"}}, status: 304},
+		{name: "precondition-failed-openapi", req: request{path: "/openapi.json", host: "-", headers: map[string]string{"If-Match": `"x"`}}, status: 412},
+		{name: "precondition-failed-api-reference", req: request{path: "/docs", host: "-", headers: map[string]string{"If-Match": `"x"`}}, status: 412},
 		// 400
 		{name: "unknown-parameter", req: request{path: "/api/v1/exercises?bodypart=chest", keyID: "key_pro"}, status: 400},
 		{name: "parameter-on-reference-list", req: request{path: "/api/v1/muscles?limit=2", keyID: "key_pro"}, status: 400},
