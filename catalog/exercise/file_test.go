@@ -209,7 +209,7 @@ func TestIDFor(t *testing.T) {
 }
 
 func TestSearchKey(t *testing.T) {
-	for _, in := range []string{"Pull-up", "pull up", "PULLUP", " pull–up! "} {
+	for _, in := range []string{"Pull-up", "pull up", "PULLUP", " pull–up! ", "ｐｕｌｌ－ｕｐ"} {
 		if got := SearchKey(in); got != "pullup" {
 			t.Errorf("SearchKey(%q) = %q, want pullup", in, got)
 		}

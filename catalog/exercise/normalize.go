@@ -3,6 +3,9 @@ package exercise
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Canonical returns the form in which vocabulary values are stored and
@@ -14,8 +17,15 @@ func Canonical(s string) string {
 
 // SearchKey returns the form in which names are searched: lower case letters
 // and digits only. Spaces, hyphens and other punctuation are dropped, so
-// "Pull-up", "pull up" and "pullup" have the same key.
+// "Pull-up", "pull up" and "pullup" have the same key; compatibility forms
+// are folded as q folds them (NFKC), so full-width "ｓｑｕａｔ" is "squat".
 func SearchKey(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			s = norm.NFKC.String(s)
+			break
+		}
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
