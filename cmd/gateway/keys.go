@@ -23,26 +23,37 @@ import (
 )
 
 // keysUsage lists the keys subcommands.
-const keysUsage = "usage: gateway keys create|list|disable|rotate|delete -config gateway.yaml ... (gateway -h tells more)"
+const keysUsage = "usage: gateway keys create|list|disable|rotate|delete -config gateway.yaml ... (gateway keys VERB -h, or gateway -h, tells more)"
 
 // keysCommand runs "gateway keys <verb>" against the store of the
 // configuration: the keys file, or PostgreSQL with keys_postgres_url.
+// Messages name the subcommand ("keys create: ..."); main prefixes them
+// with the program's name.
 func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(keysUsage)
 	}
 	verb, args := args[0], args[1:]
-	fs := flag.NewFlagSet("gateway keys "+verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	switch verb {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	name := "keys " + verb
+	fs := flag.NewFlagSet("gateway "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned, help goes to stdout
 	configPath := fs.String("config", "gateway.yaml", "`path` of the YAML configuration (names the key store and the products)")
 	var run func(s keys.Store, products *plan.Table) error
+	var synopsis string
+	takesID := false
 	switch verb {
 	case "create":
-		name := fs.String("name", "", "what the key is for, e.g. the customer's application")
+		synopsis = "-config gateway.yaml [-name NAME] -product PRODUCT=PLAN [-product ...] [-id ID] [-expires TIME]"
+		keyName := fs.String("name", "", "what the key is for, e.g. the customer's application (default: none)")
 		id := fs.String("id", "", "key id (default: a new random key_ id)")
 		expires := fs.String("expires", "", "expiry: an RFC 3339 time, or a duration from now such as 720h (default: none)")
 		var subs productFlags
-		fs.Var(&subs, "product", "`PRODUCT=PLAN` subscription; repeat for several products")
+		fs.Var(&subs, "product", "`PRODUCT=PLAN` subscription; repeat for several products, each once")
 		run = func(s keys.Store, products *plan.Table) error {
 			if len(subs) == 0 {
 				return errors.New("keys create: give at least one -product PRODUCT=PLAN")
@@ -52,9 +63,9 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			}
 			exp, err := parseExpiry(*expires)
 			if err != nil {
-				return err
+				return fmt.Errorf("keys create: %w", err)
 			}
-			c, err := s.Create(ctx, keys.New{ID: *id, Name: *name, Products: subs, ExpiresAt: exp})
+			c, err := s.Create(ctx, keys.New{ID: *id, Name: *keyName, Products: subs, ExpiresAt: exp})
 			if err != nil {
 				return fmt.Errorf("keys create: %w", err)
 			}
@@ -63,10 +74,12 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			return nil
 		}
 	case "list":
+		synopsis = "-config gateway.yaml"
 		run = func(s keys.Store, _ *plan.Table) error { return listKeys(ctx, s, stdout) }
 	case "disable":
+		synopsis, takesID = "-config gateway.yaml [-enable] ID", true
 		enable := fs.Bool("enable", false, "enable the key again instead")
-		run = withID(fs, func(s keys.Store, id string) error {
+		run = withID(name, fs, func(s keys.Store, id string) error {
 			disabled := !*enable
 			if _, err := s.Update(ctx, id, keys.Change{Disabled: &disabled}); err != nil {
 				return err
@@ -75,8 +88,9 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			return nil
 		})
 	case "rotate":
+		synopsis, takesID = "-config gateway.yaml [-overlap 24h] ID", true
 		overlap := fs.Duration("overlap", 24*time.Hour, "how long the old key keeps working")
-		run = withID(fs, func(s keys.Store, id string) error {
+		run = withID(name, fs, func(s keys.Store, id string) error {
 			next, old, err := s.Rotate(ctx, id, *overlap)
 			if err != nil {
 				return err
@@ -87,7 +101,8 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			return nil
 		})
 	case "delete":
-		run = withID(fs, func(s keys.Store, id string) error {
+		synopsis, takesID = "-config gateway.yaml ID", true
+		run = withID(name, fs, func(s keys.Store, id string) error {
 			if err := s.Delete(ctx, id); err != nil {
 				return err
 			}
@@ -95,9 +110,18 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			return nil
 		})
 	default:
-		return errors.New(keysUsage)
+		return fmt.Errorf("unknown command %q; %s", "keys "+verb, keysUsage)
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: gateway %s %s\n\nFlags:\n", name, synopsis)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return fmt.Errorf("%s: %w (gateway %s -h lists its flags)", name, err, name)
+	}
+	if err := checkArgs(name, fs.Args(), takesID); err != nil {
 		return err
 	}
 	cfg, err := config.Load(*configPath, getenv)
@@ -120,14 +144,39 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	return run(store, products)
 }
 
-// withID runs f with the one argument after the flags, the key's id.
-func withID(fs *flag.FlagSet, f func(s keys.Store, id string) error) func(keys.Store, *plan.Table) error {
-	return func(s keys.Store, _ *plan.Table) error {
-		if fs.NArg() != 1 {
-			return fmt.Errorf("%s: give the key's id after the flags", fs.Name())
+// checkArgs refuses the arguments after the flags that the subcommand
+// name does not take: none, or one key id when takesID.
+func checkArgs(name string, args []string, takesID bool) error {
+	// flag stops at the first argument that is not a flag: flags after
+	// it were not read.
+	hint := ""
+	if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") }) {
+		hint = "; flags go before the id"
+		if !takesID {
+			hint = "; flags after an argument are not read"
 		}
+	}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = strconv.Quote(a)
+	}
+	switch {
+	case !takesID && len(args) > 0:
+		return fmt.Errorf("%s: takes no arguments after the flags, got %s%s", name, strings.Join(quoted, " "), hint)
+	case takesID && len(args) == 0:
+		return fmt.Errorf("%s: give the key's id after the flags", name)
+	case takesID && len(args) > 1:
+		return fmt.Errorf("%s: takes one key id, got %d arguments: %s%s", name, len(args), strings.Join(quoted, " "), hint)
+	}
+	return nil
+}
+
+// withID runs f with the one argument after the flags, the key's id
+// (checkArgs made sure there is one).
+func withID(name string, fs *flag.FlagSet, f func(s keys.Store, id string) error) func(keys.Store, *plan.Table) error {
+	return func(s keys.Store, _ *plan.Table) error {
 		if err := f(s, fs.Arg(0)); err != nil {
-			return fmt.Errorf("%s: %w", fs.Name(), err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		return nil
 	}
@@ -230,6 +279,9 @@ func (p *productFlags) Set(s string) error {
 	}
 	if *p == nil {
 		*p = productFlags{}
+	}
+	if _, dup := (*p)[product]; dup {
+		return fmt.Errorf("product %q is given twice; give each product once", product)
 	}
 	(*p)[product] = planName
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -401,5 +402,50 @@ func TestKeysCLINames(t *testing.T) {
 	r := runGateway(t, "keys", "list", "-config", config)
 	if r.code != 0 || strings.ContainsAny(r.stdout, "\x1b\u202e") || !strings.Contains(r.stdout, `"\x1b[2Jcleared\u202e"`) {
 		t.Errorf("keys list: exit %d, stdout %q; want the name quoted", r.code, r.stdout)
+	}
+}
+
+// TestKeysCLIArguments: what the admin API refuses, keys create refuses
+// too (a product given twice), stray arguments are named, not ignored,
+// every keys subcommand answers -h with exit 0, and messages name the
+// program once.
+func TestKeysCLIArguments(t *testing.T) {
+	config := testConfig(t, "127.0.0.1:1", options{})
+	for _, tt := range []struct {
+		args []string
+		want string // the whole of stderr
+	}{
+		{[]string{"create", "-config", config, "-product", "exercisedb=Pro", "-product", "exercisedb=Basic"},
+			`gateway: keys create: invalid value "exercisedb=Basic" for flag -product: product "exercisedb" is given twice; give each product once (gateway keys create -h lists its flags)`},
+		{[]string{"create", "-config", config, "-product", "exercisedb=Pro", "extra"},
+			`gateway: keys create: takes no arguments after the flags, got "extra"`},
+		{[]string{"create", "-config", config, "extra", "-product", "exercisedb=Pro"},
+			`gateway: keys create: takes no arguments after the flags, got "extra" "-product" "exercisedb=Pro"; flags after an argument are not read`},
+		{[]string{"list", "-config", config, "all"}, `gateway: keys list: takes no arguments after the flags, got "all"`},
+		{[]string{"disable", "-config", config, "key_a", "key_b"}, `gateway: keys disable: takes one key id, got 2 arguments: "key_a" "key_b"`},
+		{[]string{"disable", "-config", config, "key_a", "-enable"}, `gateway: keys disable: takes one key id, got 2 arguments: "key_a" "-enable"; flags go before the id`},
+		{[]string{"disable", "-config", config}, `gateway: keys disable: give the key's id after the flags`},
+		{[]string{"rotate", "-config", config, "key_a", "key_b"}, `gateway: keys rotate: takes one key id, got 2 arguments`},
+		{[]string{"delete", "-config", config, "key_a", "key_b"}, `gateway: keys delete: takes one key id, got 2 arguments`},
+		{[]string{"delete", "-config", config, "key_none"}, `gateway: keys delete: key "key_none": no key has this id`},
+		{[]string{"create", "-nope"}, `gateway: keys create: flag provided but not defined: -nope (gateway keys create -h lists its flags)`},
+		{[]string{"frobnicate"}, `gateway: unknown command "keys frobnicate"; usage: gateway keys create|list|disable|rotate|delete`},
+	} {
+		r := runGateway(t, append([]string{"keys"}, tt.args...)...)
+		if r.code != 1 || !strings.HasPrefix(r.stderr, tt.want) || strings.Count(r.stderr, "gateway:") != 1 || r.stdout != "" {
+			t.Errorf("gateway keys %s: exit %d, stdout %q, stderr %q; want 1 and %q", strings.Join(tt.args, " "), r.code, r.stdout, r.stderr, tt.want)
+		}
+	}
+	if _, err := os.Stat(keysPath(config)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused command wrote the keys file: %v", err)
+	}
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"create", "-h"}, {"list", "-h"}, {"disable", "-h"}, {"rotate", "--help"}, {"delete", "-h"}} {
+		r := runGateway(t, append([]string{"keys"}, args...)...)
+		if r.code != 0 || !strings.Contains(r.stdout, "gateway keys") || r.stderr != "" {
+			t.Errorf("gateway keys %s: exit %d, stdout %q, stderr %q; want 0 and help on stdout", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runGateway(t, "keys", "create", "-h"); !strings.Contains(r.stdout, "-product PRODUCT=PLAN") || !strings.Contains(r.stdout, "-expires") {
+		t.Errorf("gateway keys create -h:\n%s", r.stdout)
 	}
 }
