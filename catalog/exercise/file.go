@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -400,6 +401,14 @@ func decodeStrict(r io.Reader, v any) error {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			where := typeErr.Field
+			if where == "" {
+				where = "the file"
+			}
+			return fmt.Errorf("%s: a JSON %s where %s belongs", where, typeErr.Value, jsonKind(typeErr.Type))
+		}
 		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if dec.More() {
@@ -441,4 +450,30 @@ type recordProblems struct {
 
 func (r *recordProblems) add(field, format string, args ...any) {
 	r.list.add("%s: field %q: %s", r.where, field, fmt.Sprintf(format, args...))
+}
+
+// jsonKind words the JSON value that decodes into t, for messages that
+// must not name Go types.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a string"
+		}
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	default:
+		return "another value"
+	}
 }

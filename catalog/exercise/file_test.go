@@ -32,6 +32,9 @@ func TestDecodeValid(t *testing.T) {
 
 func TestDecodeErrors(t *testing.T) {
 	small := readSmall(t)
+	if _, err := Decode(strings.NewReader("[]")); err == nil || err.Error() != "catalogue file: the file: a JSON array where an object belongs" {
+		t.Errorf("an array for a file: %v", err)
+	}
 	tests := []struct {
 		name      string
 		old, new  string // replace old by new in small.json
@@ -62,6 +65,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"muscle of an unknown body part", `"bodyPart": "back"`, `"bodyPart": "backs"`,
 			[]string{`vocabularies.muscles[1] ("latissimus dorsi"): bodyPart "backs": not in vocabularies.bodyParts`}, 0},
 		{"wrong format", `exercisedb-catalogue/v1`, `v0`, []string{`format is "v0"`}, 0},
+		{"format of the wrong type", `"exercisedb-catalogue/v1"`, `1`, []string{`catalogue file: format: a JSON number where a string belongs`}, 0},
 		{"trailing data", "}\n  ]\n}\n", "}\n  ]\n}\n{}", []string{"unexpected data after the JSON value"}, 0},
 		{"several problems reported together", `"name": "pull-up", `, `"name": "", `,
 			[]string{`exercises[0] (id "pu"): field "name": empty`}, 1},

@@ -97,12 +97,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	grpcLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return err
+		return fmt.Errorf("-listen (CATALOG_LISTEN): %w", err)
 	}
 	adminLn, err := net.Listen("tcp", cfg.Admin)
 	if err != nil {
 		grpcLn.Close()
-		return err
+		return fmt.Errorf("-admin (CATALOG_ADMIN): %w", err)
 	}
 	log.Info("catalog listening", "grpc", grpcLn.Addr().String(), "admin", adminLn.Addr().String(),
 		"tls", tlsFiles != nil, "mtls", cfg.TLSClientCA != "", "reflection", cfg.Reflection)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -322,5 +323,24 @@ func TestHelpAndVersion(t *testing.T) {
 	out, err = exec.Command(binary, "-bogus").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "catalog -h") {
 		t.Errorf("catalog -bogus: %v, %q; want exit 1 and a pointer to -h", err, out)
+	}
+}
+
+func TestBinaryNamesAnAddressItCannotUse(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, tt := range []struct{ flag, want string }{
+		{"-listen", "-listen (CATALOG_LISTEN): listen tcp " + taken.Addr().String()},
+		{"-admin", "-admin (CATALOG_ADMIN): listen tcp " + taken.Addr().String()},
+	} {
+		args := []string{"-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0", tt.flag, taken.Addr().String()}
+		out, err := exec.Command(binary, args...).CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), tt.want) {
+			t.Errorf("%s on a taken port: %v\n%s\nwant exit 1 and %q", tt.flag, err, out, tt.want)
+		}
 	}
 }

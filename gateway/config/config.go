@@ -334,7 +334,10 @@ func defaults() *Config {
 	}
 }
 
-var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+var (
+	unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+	wrongType    = regexp.MustCompile("cannot unmarshal !!\\w+ `(.*?)` into (\\S+)")
+)
 
 // cleanYAMLError rewrites the decoder's Go type names into words a user of
 // the file understands.
@@ -342,7 +345,32 @@ func cleanYAMLError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
 	msg = unknownField.ReplaceAllString(msg, `unknown key "$1"`)
+	msg = wrongType.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := wrongType.FindStringSubmatch(m)
+		return fmt.Sprintf("%q is not %s", sub[1], yamlKind(sub[2]))
+	})
 	return errors.New(msg)
+}
+
+// yamlKind words what a setting of the Go type typ takes.
+func yamlKind(typ string) string {
+	typ = strings.TrimPrefix(typ, "*")
+	switch {
+	case typ == "time.Duration":
+		return "a duration (such as 2s or 500ms)"
+	case typ == "bool":
+		return "true or false"
+	case typ == "string":
+		return "a string"
+	case strings.HasPrefix(typ, "int"), strings.HasPrefix(typ, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(typ, "float"):
+		return "a number"
+	case strings.HasPrefix(typ, "[]"):
+		return "a list"
+	default: // maps and the configuration's structs
+		return "a mapping of keys to values"
+	}
 }
 
 // Redacted returns a copy safe to log: the passwords of the Redis and
