@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/exercisedb/exercisedb/gateway/adminapi"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
@@ -17,8 +19,11 @@ func TestAdminPathsInEnvelope(t *testing.T) {
 	const token = "t0ken"
 	others := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	h := withAdminAPI(others, adminapi.Deps{TokenHash: admin.HashToken(token)})
-	for _, path := range []string{"/admin", "/admin/", "/admin/v1", "/admin/v2/keys"} {
-		req := httptest.NewRequest("GET", path, nil)
+	for _, path := range []string{"/admin", "/admin/", "/admin/v1", "/admin/v2/keys",
+		// Unclean: http.ServeMux would redirect them to /admin/v1/keys.
+		"//admin/v1/keys", "/admin/v1/./keys", "/admin//v1/keys", "/admin/v1/keys/../keys", "/x/../admin/v1/keys", "/admin/v1/keys/"} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.URL.Path = path
 		req.Header.Set("Authorization", "Bearer "+token)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
@@ -31,5 +36,17 @@ func TestAdminPathsInEnvelope(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
 	if w.Code != http.StatusTeapot {
 		t.Errorf("/metrics: %d, want the admin routes' answer", w.Code)
+	}
+
+	// The admin listener's own routes: an unclean path is 404 too.
+	h = withAdminAPI(admin.Handler(func() error { return nil }, prometheus.NewRegistry(), admin.Options{}), adminapi.Deps{TokenHash: admin.HashToken(token)})
+	for path, want := range map[string]int{"//metrics": 404, "/./healthz": 404, "/metrics": 200, "/healthz": 200} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.URL.Path = path
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != want || w.Header().Get("Location") != "" {
+			t.Errorf("%s: %d (Location %q), want %d", path, w.Code, w.Header().Get("Location"), want)
+		}
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exercisedb/exercisedb/gateway/adminapi"
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
 // openKeyStore opens the keys of the configuration, PostgreSQL when
@@ -72,15 +74,20 @@ func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Regist
 // admin routes h, when an admin token is configured; without one the API
 // is not mounted (404). Every path under /admin, /admin itself included,
 // goes to the API, so that /admin/v1 or /admin/v2/keys get its 404
-// envelope rather than a redirect or net/http's plain text.
+// envelope rather than a redirect or net/http's plain text; so does a
+// path that is under /admin once cleaned (//admin/v1/keys,
+// /admin/v1/./keys), which is 404 there too. No http.ServeMux here: it
+// would redirect such a path.
 func withAdminAPI(h http.Handler, d adminapi.Deps) http.Handler {
 	if d.TokenHash == "" {
 		return h
 	}
 	api := adminapi.New(d)
-	mux := http.NewServeMux()
-	mux.Handle("/", h)
-	mux.Handle("/admin", api)
-	mux.Handle("/admin/", api)
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := admin.CleanPath(r.URL.Path); p == "/admin" || strings.HasPrefix(p, "/admin/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -89,11 +89,14 @@ func New(d Deps) http.Handler {
 	mux.Handle("/admin/v1/keys/{id}", a.methods(map[string]handler{"GET": a.get, "PATCH": a.update, "DELETE": a.delete}))
 	mux.Handle("/admin/v1/keys/{id}/rotate", a.methods(map[string]handler{"POST": a.rotate}))
 	mux.Handle("/admin/v1/keys/{id}/usage", a.methods(map[string]handler{"GET": a.usage}))
-	mux.Handle("/", a.serve(func(_ http.ResponseWriter, r *http.Request) error {
-		return apierror.New(http.StatusNotFound, "There is no admin endpoint %s. The endpoints are /admin/v1/keys, "+
-			"/admin/v1/keys/{id}, /admin/v1/keys/{id}/rotate and /admin/v1/keys/{id}/usage.", r.URL.Path)
-	}))
+	mux.Handle("/", a.serve(func(_ http.ResponseWriter, r *http.Request) error { return notFound(r) }))
 	return a.guard(mux)
+}
+
+// notFound is the error of a path that names no endpoint.
+func notFound(r *http.Request) error {
+	return apierror.New(http.StatusNotFound, "There is no admin endpoint %s. The endpoints are /admin/v1/keys, "+
+		"/admin/v1/keys/{id}, /admin/v1/keys/{id}/rotate and /admin/v1/keys/{id}/usage.", r.URL.Path)
 }
 
 // requestIDKey holds a request's id in its context.
@@ -125,6 +128,10 @@ func (a *api) guard(next http.Handler) http.Handler {
 			a.fail(w, r, apierror.New(http.StatusNotFound, "The admin API is off: set admin.token_hash to turn it on."))
 		case !admin.ValidToken(a.TokenHash, r):
 			a.fail(w, r, a.refuse(w, r))
+		case admin.Unclean(r.URL.Path):
+			// The mux would redirect to the clean path ("//", "/./"):
+			// no endpoint has such a path.
+			a.fail(w, r, notFound(r))
 		default:
 			next.ServeHTTP(w, r)
 		}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -66,7 +67,8 @@ func RetryAfter(d time.Duration) string { return strconv.Itoa(retrySeconds(d)) }
 func retrySeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
 
 // Handler returns the admin routes. ready reports why the process cannot
-// take traffic, or nil when it can; gatherer supplies /metrics.
+// take traffic, or nil when it can; gatherer supplies /metrics. A path
+// that is not clean (see Unclean) is 404, never a redirect.
 func Handler(ready func() error, gatherer prometheus.Gatherer, o Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -91,8 +93,36 @@ func Handler(ready func() error, gatherer prometheus.Gatherer, o Options) http.H
 		mux.Handle("GET /debug/pprof/symbol", guard(http.HandlerFunc(pprof.Symbol)))
 		mux.Handle("POST /debug/pprof/symbol", guard(http.HandlerFunc(pprof.Symbol)))
 	}
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if Unclean(r.URL.Path) {
+			writeText(w, http.StatusNotFound, "404 page not found")
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
+
+// CleanPath returns p as http.ServeMux routes it: rooted, without "//",
+// "." or ".." elements, a trailing slash kept.
+func CleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+// Unclean reports whether http.ServeMux would answer the path p with a
+// redirect to CleanPath(p) ("//metrics", "/admin/v1/./keys") rather than
+// route it. The admin listener answers such a path 404 instead: a client
+// of an API does not follow redirects, and no route has such a path.
+func Unclean(p string) bool { return p != CleanPath(p) }
 
 // HashToken returns the form of a token's hash that configuration holds:
 // "sha256:" and the hex SHA-256 of the token.

@@ -145,3 +145,37 @@ func TestOptions(t *testing.T) {
 		t.Errorf("throttle saw %q, want the four wrong tokens from 192.0.2.1 (httptest's address)", addrs)
 	}
 }
+
+// TestUncleanPaths: a path http.ServeMux would redirect to its clean form
+// is 404, never a redirect; clean paths still route.
+func TestUncleanPaths(t *testing.T) {
+	h := Handler(func() error { return nil }, prometheus.NewRegistry(), Options{Pprof: true})
+	for path, want := range map[string]int{
+		"//metrics":          404,
+		"/./metrics":         404,
+		"/x/../metrics":      404,
+		"//healthz":          404,
+		"/debug//pprof/":     404,
+		"/debug/pprof/./":    404,
+		"/metrics":           200,
+		"/healthz":           200,
+		"/debug/pprof/":      200,
+		"/debug/pprof/heap/": 404, // clean, but no route
+	} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.URL.Path = path
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != want || w.Header().Get("Location") != "" {
+			t.Errorf("GET %s: %d (Location %q), want %d", path, w.Code, w.Header().Get("Location"), want)
+		}
+	}
+}
+
+func TestCleanPath(t *testing.T) {
+	for in, want := range map[string]string{"": "/", "a": "/a", "/a//b/": "/a/b/", "/a/./b": "/a/b", "/a/../../b": "/b", "/": "/", "/a/b/": "/a/b/"} {
+		if got := CleanPath(in); got != want {
+			t.Errorf("CleanPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
