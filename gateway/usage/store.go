@@ -81,11 +81,15 @@ func (s *memoryStore) read(_ context.Context, keyID string, from, to day) ([]row
 	return rows, nil
 }
 
-func (s *memoryStore) lastUsed(context.Context) (map[string]int64, error) {
+func (s *memoryStore) lastUsed(_ context.Context, since int64) (map[string]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[string]int64, len(s.last))
 	for id, t := range s.last {
+		if t < since {
+			delete(s.last, id)
+			continue
+		}
 		out[id] = t
 	}
 	return out, nil
@@ -95,7 +99,7 @@ func (s *memoryStore) lastUsed(context.Context) (map[string]int64, error) {
 // per key and UTC day, "<prefix>{<key id>}:2026-11-24", whose fields are
 // "<product>:<class>" ("exercisedb:2xx"), expiring the retention after the
 // day ends; and one hash "<prefix>last" of every key's last use (Unix
-// seconds), which does not expire. The hash tag {<key id>} puts a key's
+// seconds), whose fields older than the retention lastUsed deletes. The hash tag {<key id>} puts a key's
 // days in one Cluster slot.
 type redisStore struct {
 	client redis.UniversalClient
@@ -182,15 +186,25 @@ func (s *redisStore) read(ctx context.Context, keyID string, from, to day) ([]ro
 	return rows, nil
 }
 
-func (s *redisStore) lastUsed(ctx context.Context) (map[string]int64, error) {
+func (s *redisStore) lastUsed(ctx context.Context, since int64) (map[string]int64, error) {
 	all, err := s.client.HGetAll(ctx, s.lastKey()).Result()
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]int64, len(all))
+	var old []string
 	for id, v := range all {
-		if t, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if t, err := strconv.ParseInt(v, 10, 64); err == nil && t >= since {
 			out[id] = t
+		} else {
+			old = append(old, id)
+		}
+	}
+	if len(old) > 0 {
+		// A replica may raise one of them meanwhile: its key was used
+		// after all, and its next flush sets the field again.
+		if err := s.client.HDel(ctx, s.lastKey(), old...).Err(); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -128,8 +129,10 @@ type store interface {
 	add(ctx context.Context, rows []row, last map[string]int64, now time.Time) error
 	// read returns keyID's rows of the days from..to (inclusive).
 	read(ctx context.Context, keyID string, from, to day) ([]row, error)
-	// lastUsed returns every key's last use (Unix seconds).
-	lastUsed(ctx context.Context) (map[string]int64, error)
+	// lastUsed returns every key's last use (Unix seconds) from since on,
+	// and forgets the earlier ones: a key deleted or left unused for the
+	// retention leaves nothing behind.
+	lastUsed(ctx context.Context, since int64) (map[string]int64, error)
 }
 
 // Options configure a Meter. Zero fields take the defaults.
@@ -171,6 +174,7 @@ type Meter struct {
 	now        func() time.Time
 	interval   time.Duration
 	timeout    time.Duration
+	retention  time.Duration
 	maxPending int
 	log        *slog.Logger
 	store      store
@@ -222,7 +226,7 @@ func New(o Options) *Meter {
 		s = &redisStore{client: o.Redis, prefix: o.Prefix + "usage:", ttl: o.Retention}
 	}
 	m := &Meter{
-		now: o.Now, interval: o.Interval, timeout: o.FlushTimeout, maxPending: o.MaxPending, log: o.Log, store: s,
+		now: o.Now, interval: o.Interval, timeout: o.FlushTimeout, retention: o.Retention, maxPending: o.MaxPending, log: o.Log, store: s,
 		seed: maphash.MakeSeed(), pending: map[bucket]*cell{}, last: map[string]int64{},
 	}
 	for i := range m.shards {
@@ -362,13 +366,18 @@ func (m *Meter) raiseLast(last map[string]int64) {
 	}
 }
 
-// refreshLast learns the other replicas' last-use times from the store.
+// refreshLast learns the other replicas' last-use times from the store,
+// and forgets those older than the retention, as the store does the days.
 func (m *Meter) refreshLast(ctx context.Context) {
-	last, err := m.store.lastUsed(ctx)
+	since := m.now().Add(-m.retention).Unix()
+	last, err := m.store.lastUsed(ctx, since)
 	if err != nil {
 		m.log.Debug("usage: last-use times not read", slog.String("error", err.Error()))
 		return
 	}
+	m.lastMu.Lock()
+	maps.DeleteFunc(m.last, func(_ string, t int64) bool { return t < since })
+	m.lastMu.Unlock()
 	m.raiseLast(last)
 }
 

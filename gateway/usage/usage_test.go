@@ -73,12 +73,25 @@ func TestStores(t *testing.T) {
 			if len(got) != 2 {
 				t.Errorf("read of today: %d rows, want 2", len(got))
 			}
-			last, err := s.lastUsed(ctx)
+			last, err := s.lastUsed(ctx, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(map[string]int64{"key_a": 600, "key_b": 1200}, last); diff != "" {
 				t.Errorf("lastUsed (-want +got):\n%s", diff)
+			}
+			// A last use older than since is forgotten, not only left out.
+			for range 2 {
+				last, err = s.lastUsed(ctx, 1000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(map[string]int64{"key_b": 1200}, last); diff != "" {
+					t.Errorf("lastUsed since 1000 (-want +got):\n%s", diff)
+				}
+			}
+			if last, _ = s.lastUsed(ctx, 0); len(last) != 1 {
+				t.Errorf("after a read since 1000, lastUsed = %v, want key_a forgotten", last)
 			}
 		})
 	}
@@ -227,6 +240,18 @@ func TestLastUsed(t *testing.T) {
 	}
 	if _, ok := m.LastUsed("key_never"); ok {
 		t.Error("LastUsed of an unused key: known")
+	}
+
+	// Past the retention, a key's last use is forgotten like its days, so
+	// deleted keys leave nothing behind.
+	now := noon.Add(DefaultRetention + time.Hour)
+	m.now = func() time.Time { return now }
+	m.refreshLast(context.Background())
+	if got, ok := m.LastUsed("key_a"); ok {
+		t.Errorf("LastUsed after the retention = %v, want forgotten", got)
+	}
+	if last, _ := m.store.lastUsed(context.Background(), 0); len(last) != 0 {
+		t.Errorf("the store still holds %v", last)
 	}
 }
 
