@@ -59,6 +59,10 @@ type searchIndex struct {
 	// its records: a name that ends with what the query ends with ranks
 	// first.
 	head map[string]*roaring.Bitmap
+	// stemHead maps the stem of each head to its records: an exercise
+	// type may be named for the head of its exercises ("stretching",
+	// "stretch").
+	stemHead map[string]*roaring.Bitmap
 	// words[n] holds the records whose name has n words (at most
 	// maxNameWords): a closer name ranks first. Aliases do not count: a
 	// one-word abbreviation does not make a long name short. After
@@ -378,6 +382,15 @@ func (s *searchIndex) finish() {
 			s.masks = append(s.masks, b)
 		}
 	}
+	s.stemHead = map[string]*roaring.Bitmap{}
+	for h, b := range s.head {
+		k := stem(h)
+		if prev := s.stemHead[k]; prev != nil {
+			s.stemHead[k] = roaring.Or(prev, b)
+		} else {
+			s.stemHead[k] = b
+		}
+	}
 	for k := range s.keys {
 		s.sortedKeys = append(s.sortedKeys, k)
 	}
@@ -501,6 +514,10 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 				strength = s.loaded
 			}
 			staples = append(staples, roaring.And(t, strength))
+		} else if named := s.typeNamed(units); named != nil {
+			// A type named for what its exercises are called: its
+			// staples so named first ("stretching": the stretches).
+			staples = append(staples, roaring.And(t, named))
 		}
 		staples = append(staples, t)
 		tiers = append(tiers, staples...)
@@ -567,6 +584,26 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		r.split(t, s.masks)
 	}
 	return r
+}
+
+// typeNamed returns the records whose name's head is, stemmed, an
+// exercise type of the query ("stretching" and the stretches), or nil
+// when no type of the query is the head of names.
+func (s *searchIndex) typeNamed(units []unit) *roaring.Bitmap {
+	var out []*roaring.Bitmap
+	for _, u := range units {
+		for _, alt := range u.alternatives {
+			if len(alt) == 1 && s.types[singularPhrase(alt)] {
+				if b := s.stemHead[stem(alt[0])]; b != nil {
+					out = append(out, b)
+				}
+			}
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	return or(out...)
 }
 
 // description is what a query of vocabulary values describes: the

@@ -301,6 +301,30 @@ func TestSearchAndAnatomy(t *testing.T) {
 	})
 }
 
+// TestSearchRankingTypeNamed: an exercise type named for the head of its
+// exercises ("stretching", "stretch") ranks its staples so named first,
+// before those of larger families.
+func TestSearchRankingTypeNamed(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, family string, standard bool) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{"upper legs"}, Equipments: []string{"body weight"},
+			ExerciseTypes: []string{"stretching"}, Difficulty: "beginner", TargetMuscles: []string{"quadriceps"}, SecondaryMuscles: []string{},
+			Family: family, Pattern: "stretch", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: standard})
+	}
+	for i, name := range []string{"quad foam roll", "calf foam roll", "shin foam roll", "glute foam roll", "lat foam roll", "hip foam roll", "back foam roll", "neck foam roll"} {
+		add(fmt.Sprintf("r%d", i), name, "foam rolling", i == 0)
+	}
+	for i, name := range []string{"standing quad stretch", "lying quad stretch", "kneeling quad stretch", "couch quad stretch"} {
+		add(fmt.Sprintf("s%d", i), name, "quad stretch", i == 0)
+	}
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"stretching", []string{"s0", "r0", "s1", "s2", "s3", "r1", "r2", "r3", "r4", "r5"}},
+		{"quads", []string{"r0", "s0", "s1", "s2", "s3", "r1", "r2", "r3", "r4", "r5"}}, // no type: the larger family first
+	})
+}
+
 // TestSearchRankingAliases: a typo matched in the name proper ranks
 // before one matched only in an alias, and a name or alias that the query
 // begins, as typed so far, ranks before the other loose matches.
