@@ -153,8 +153,12 @@ func (a *api) refuse(w http.ResponseWriter, r *http.Request) error {
 	return apierror.New(http.StatusUnauthorized, "Send the admin token in the header Authorization: Bearer and the token.")
 }
 
-// methods dispatches on the method, with a 405 envelope for others.
+// methods dispatches on the method, with a 405 envelope for others. HEAD
+// is served wherever GET is, by GET's handler (net/http drops the body).
 func (a *api) methods(byMethod map[string]handler) http.Handler {
+	if get, ok := byMethod[http.MethodGet]; ok {
+		byMethod[http.MethodHead] = get
+	}
 	allowed := slices.Sorted(maps.Keys(byMethod))
 	return a.serve(func(w http.ResponseWriter, r *http.Request) error {
 		h, ok := byMethod[r.Method]

@@ -287,8 +287,9 @@ func TestRefusals(t *testing.T) {
 		{"POST", "/admin/v1/keys", `[{"name":"x","name":"y"}]`, nil, 400, "Malformed JSON"},
 		{"POST", "/admin/v1/keys", `{"name":"x","name":"y"`, nil, 400, "Malformed JSON"},
 		{"POST", "/admin/v1/keys", `{"name":"x","products":{"exercisedb":"Pro"}`, nil, 400, "Malformed JSON"},
-		{"PUT", "/admin/v1/keys", `{}`, nil, 405, "use GET or POST"},
-		{"PUT", "/admin/v1/keys/key_x", `{}`, nil, 405, "use DELETE, GET or PATCH."},
+		{"PUT", "/admin/v1/keys", `{}`, nil, 405, "use GET, HEAD or POST"},
+		{"PUT", "/admin/v1/keys/key_x", `{}`, nil, 405, "use DELETE, GET, HEAD or PATCH."},
+		{"POST", "/admin/v1/keys", `{"name":"` + strings.Repeat("x", 70000) + `","products":{"exercisedb":"Pro"}}`, nil, 413, "The body is larger than 65536 bytes"},
 		{"GET", "/admin/v1/keys?limit=0", "", nil, 400, "limit must be a whole number from 1 to 100"},
 		{"GET", "/admin/v1/keys?limit=101", "", nil, 400, "limit must be a whole number from 1 to 100"},
 		{"GET", "/admin/v1/keys?limit=+5", "", nil, 400, "limit must be a whole number from 1 to 100"},
@@ -372,8 +373,79 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d with %q", tc.name, res.StatusCode, b, tc.status, tc.message)
 		}
 	}
-	if r := call(t, srv, "PUT", "/admin/v1/keys/key_x", ""); r.header.Get("Allow") != "DELETE, GET, PATCH" {
+	if r := call(t, srv, "PUT", "/admin/v1/keys/key_x", ""); r.header.Get("Allow") != "DELETE, GET, HEAD, PATCH" {
 		t.Errorf("Allow: %q", r.header.Get("Allow"))
+	}
+}
+
+// TestHead: HEAD is served wherever GET is, with GET's status and
+// headers and no body.
+func TestHead(t *testing.T) {
+	srv, _ := newAPI(t, fakeUsage{last: now})
+	if r := call(t, srv, "POST", "/admin/v1/keys", `{"id":"key_x","products":{"exercisedb":"Pro"}}`); r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	for path, status := range map[string]int{
+		"/admin/v1/keys": 200, "/admin/v1/keys/key_x": 200, "/admin/v1/keys/key_x/usage": 200, "/admin/v1/keys/key_none": 404,
+	} {
+		get, head := call(t, srv, "GET", path, ""), call(t, srv, "HEAD", path, "")
+		if head.status != status || get.status != status || head.body != "" ||
+			head.header.Get("Content-Type") != get.header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d %v %q; want %d, GET's headers and no body", path, head.status, head.header, head.body, status)
+		}
+	}
+	if r := call(t, srv, "HEAD", "/admin/v1/keys/key_x/rotate", ""); r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "POST" {
+		t.Errorf("HEAD of a POST route: %d, Allow %q; want 405, POST", r.status, r.header.Get("Allow"))
+	}
+	if r := call(t, srv, "HEAD", "/admin/v1/keys", "", "wrong"); r.status != http.StatusUnauthorized {
+		t.Errorf("HEAD with a wrong token: %d", r.status)
+	}
+}
+
+// TestFileUnavailable: a keys file the process cannot lock, read or
+// write is a 503, as PostgreSQL down is, not a 500; the keys in force
+// stay.
+func TestFileUnavailable(t *testing.T) {
+	srv, store, path := newAPIAt(t, nil)
+	if r := call(t, srv, "POST", "/admin/v1/keys", `{"id":"key_x","products":{"exercisedb":"Pro"}}`); r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	// A lock file that cannot be opened (a directory: permissions do not
+	// stop root, who may run the tests).
+	lock := path + ".lock"
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(lock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}}`},
+		{"PATCH", "/admin/v1/keys/key_x", `{"disabled":true}`},
+		{"POST", "/admin/v1/keys/key_x/rotate", `{}`},
+		{"DELETE", "/admin/v1/keys/key_x", ""},
+	} {
+		r := call(t, srv, tc.method, tc.path, tc.body)
+		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" ||
+			!strings.Contains(r.body, `"code":"SERVICE_UNAVAILABLE"`) || !strings.Contains(r.body, "The key store is unavailable") ||
+			strings.Contains(r.body, lock) {
+			t.Errorf("%s %s with the lock file unusable: %d %v %s; want 503 with Retry-After 1", tc.method, tc.path, r.status, r.header, r.body)
+		}
+	}
+	// A keys file that cannot be read.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/admin/v1/keys", "/admin/v1/keys/key_x"} {
+		if r := call(t, srv, "GET", p, ""); r.status != http.StatusServiceUnavailable {
+			t.Errorf("GET %s with the keys file unreadable: %d %s; want 503", p, r.status, r.body)
+		}
+	}
+	if n := store.Current().Len(); n != 1 {
+		t.Errorf("%d keys in force, want 1", n)
 	}
 }
 

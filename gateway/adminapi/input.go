@@ -39,7 +39,7 @@ func query(r *http.Request, allowed ...string) (map[string]string, error) {
 	return q, nil
 }
 
-// maxBody bounds a request body.
+// maxBody bounds a request body: 64 KiB, far above any valid one.
 const maxBody = 64 << 10
 
 // decode reads the body as one JSON object of the given fields (named
@@ -67,8 +67,13 @@ func decodeOptional(r *http.Request, v any, fields ...string) error {
 // readBody reads the request body, at most maxBody bytes.
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
-	if err != nil {
-		return nil, apierror.New(http.StatusBadRequest, "The body is larger than %d bytes.", maxBody)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, apierror.New(http.StatusRequestEntityTooLarge, "The body is larger than %d bytes; no valid body comes near it.", maxBody)
+	case err != nil:
+		// The client went away or sent a malformed chunked body.
+		return nil, apierror.New(http.StatusBadRequest, "The body could not be read: %v.", err)
 	}
 	return body, nil
 }

@@ -40,6 +40,7 @@ const (
 	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
 	CodeConflict           = "CONFLICT"
 	CodePreconditionFailed = "PRECONDITION_FAILED"
+	CodeContentTooLarge    = "CONTENT_TOO_LARGE" // a request body over the limit (the admin API's)
 	CodeTooManyRequests    = "TOO_MANY_REQUESTS"
 	CodeInternal           = "INTERNAL_SERVER_ERROR"
 	CodeServiceUnavailable = "SERVICE_UNAVAILABLE"
@@ -47,16 +48,17 @@ const (
 
 // codes maps each status the gateway answers with to its envelope code.
 var codes = map[int]string{
-	http.StatusBadRequest:          CodeBadRequest,
-	http.StatusUnauthorized:        CodeUnauthorized,
-	http.StatusForbidden:           CodeForbidden,
-	http.StatusNotFound:            CodeNotFound,
-	http.StatusMethodNotAllowed:    CodeMethodNotAllowed,
-	http.StatusConflict:            CodeConflict,
-	http.StatusPreconditionFailed:  CodePreconditionFailed,
-	http.StatusTooManyRequests:     CodeTooManyRequests,
-	http.StatusInternalServerError: CodeInternal,
-	http.StatusServiceUnavailable:  CodeServiceUnavailable,
+	http.StatusBadRequest:            CodeBadRequest,
+	http.StatusUnauthorized:          CodeUnauthorized,
+	http.StatusForbidden:             CodeForbidden,
+	http.StatusNotFound:              CodeNotFound,
+	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
+	http.StatusConflict:              CodeConflict,
+	http.StatusPreconditionFailed:    CodePreconditionFailed,
+	http.StatusRequestEntityTooLarge: CodeContentTooLarge,
+	http.StatusTooManyRequests:       CodeTooManyRequests,
+	http.StatusInternalServerError:   CodeInternal,
+	http.StatusServiceUnavailable:    CodeServiceUnavailable,
 }
 
 // Codes returns every envelope code, for the documentation pages.

@@ -77,7 +77,7 @@ func Append(path string, k Key, hash string) error {
 	}
 	unlock, err := lockFile(target + ".lock")
 	if err != nil {
-		return fmt.Errorf("append key: %w", err)
+		return fmt.Errorf("append key: %w", unavailable(err))
 	}
 	defer unlock()
 
@@ -87,10 +87,10 @@ func Append(path string, k Key, hash string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		old = nil
 	case err != nil:
-		return fmt.Errorf("append key: %w", err)
+		return fmt.Errorf("append key: %w", unavailable(err))
 	default:
 		if info, err = os.Stat(target); err != nil {
-			return fmt.Errorf("append key: %w", err)
+			return fmt.Errorf("append key: %w", unavailable(err))
 		}
 	}
 	set, err := Parse(old)
@@ -110,7 +110,7 @@ func Append(path string, k Key, hash string) error {
 		return fmt.Errorf("append key: %w", err)
 	}
 	if err := writeAtomic(target, content, info); err != nil {
-		return fmt.Errorf("append key: %w", err)
+		return fmt.Errorf("append key: %w", unavailable(err))
 	}
 	return nil
 }

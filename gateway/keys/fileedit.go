@@ -128,7 +128,7 @@ func (s *File) read() (*Set, error) {
 		return newSet(nil), nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	set, err := Parse(data)
 	if err != nil {
@@ -136,6 +136,12 @@ func (s *File) read() (*Set, error) {
 	}
 	return set, nil
 }
+
+// unavailable marks a failure of the file system (the lock, a read, a
+// write: permission denied, a full disk, the lock held too long) as the
+// store's being unavailable, as PostgreSQL's are: the request is fine and
+// the code is not at fault.
+func unavailable(err error) error { return fmt.Errorf("%w: %w", ErrUnavailable, err) }
 
 // edit runs change on the entry of the given id, under the file's lock,
 // and replaces the file with the result, which must parse.
@@ -146,18 +152,18 @@ func (s *File) edit(id string, change func(list, item *yaml.Node, old Key) error
 	}
 	unlock, err := lockFile(target + ".lock")
 	if err != nil {
-		return err
+		return unavailable(err)
 	}
 	defer unlock()
 	old, err := os.ReadFile(target)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("key %q: %w", id, ErrNotFound)
 	} else if err != nil {
-		return err
+		return unavailable(err)
 	}
 	info, err := os.Stat(target)
 	if err != nil {
-		return err
+		return unavailable(err)
 	}
 	set, err := Parse(old)
 	if err != nil {
@@ -195,7 +201,7 @@ func (s *File) edit(id string, change func(list, item *yaml.Node, old Key) error
 		return fmt.Errorf("the edited file would not parse; it is left unchanged: %w", err)
 	}
 	if err := writeAtomic(target, content, info); err != nil {
-		return err
+		return unavailable(err)
 	}
 	s.reloadServed()
 	return nil

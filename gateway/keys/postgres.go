@@ -17,7 +17,8 @@ import (
 )
 
 // ErrUnavailable wraps the errors of a Postgres operation that failed in
-// the database or on the way to it.
+// the database or on the way to it, and those of a File operation that
+// failed in the file system (the lock file, a read, a write).
 var ErrUnavailable = errors.New("the key store is unavailable")
 
 // ErrInvalidRow is wrapped by a RowError: a row of gateway_keys that does
