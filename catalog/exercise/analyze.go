@@ -170,7 +170,7 @@ var stopWords = map[string]bool{
 	"only": true, "just": true,
 	// Goals' adjectives: "bigger arms", "strong core", "grow glutes".
 	"bigger": true, "toned": true, "strong": true, "stronger": true, "grow": true, "growth": true, "build": true, "better": true,
-	"lose": true, "rehab": true, "prehab": true,
+	"lose": true, "rehab": true, "prehab": true, "heavy": true,
 }
 
 //go:embed synonyms.txt
