@@ -24,7 +24,8 @@ var errorDocs = map[string]string{
 		"outside the plan, or a cursor beyond the plan's record cap.",
 	apierror.CodeNotFound:         "No such endpoint, no product at the host named by X-Gateway-Host (or Host), or no exercise with this id.",
 	apierror.CodeMethodNotAllowed: "The endpoint exists but answers only GET and HEAD; the Allow header lists them.",
-	apierror.CodeConflict:         "The request conflicts with the current state of the server. The read-only API does not use it today.",
+	apierror.CodeConflict:         "The request conflicts with the current state of the server: the admin API's create names a key id that exists already. The public API does not use it.",
+	apierror.CodeContentTooLarge:  "The request body is larger than the endpoint takes: the admin API's bodies are at most 64 KiB. The public API takes no bodies.",
 	apierror.CodePreconditionFailed: "If-Match was sent and none of its entity tags matches the response's ETag " +
 		"(the catalogue changed since the tag was taken).",
 	apierror.CodeTooManyRequests: "The plan's rate limit or quota is exhausted, or the address failed authentication too often. " +

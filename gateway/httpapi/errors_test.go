@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
 )
 
 func TestLinkHost(t *testing.T) {
@@ -29,6 +31,20 @@ func TestLinkHost(t *testing.T) {
 		}
 		if u, err := url.Parse("https://" + got + "/docs"); err != nil || u.Host != got {
 			t.Errorf("linkHost(%q) = %q makes no URL: %v", tt.host, got, err)
+		}
+	}
+}
+
+// Every code an envelope can carry has its page under /docs/errors/code/.
+func TestEveryCodeHasItsPage(t *testing.T) {
+	for status, code := range apierror.Codes() {
+		if errorDocs[code] == "" {
+			t.Errorf("%d %s has no text in errorDocs", status, code)
+		}
+	}
+	for code := range errorDocs {
+		if statusOf(code) == 0 {
+			t.Errorf("errorDocs describes %s, which no status maps to", code)
 		}
 	}
 }
