@@ -252,7 +252,7 @@ func parseExpiry(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
+	if t, err := keys.ParseTime(s); err == nil {
 		return t, nil
 	}
 	if d, err := time.ParseDuration(s); err == nil && d > 0 {

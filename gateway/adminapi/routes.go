@@ -318,7 +318,7 @@ func parseInstant(s *string) (time.Time, error) {
 	if s == nil {
 		return time.Time{}, nil
 	}
-	t, err := time.Parse(time.RFC3339, *s)
+	t, err := keys.ParseTime(*s)
 	if err != nil {
 		return time.Time{}, errExpiresAt
 	}

@@ -326,11 +326,26 @@ func (p *parser) instant(label, field string, v *yaml.Node) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := ParseTime(s)
 	if err != nil {
 		p.fail("%s: line %d: %s must be an RFC 3339 time such as 2027-01-31T00:00:00Z", label, v.Line, field)
 	}
 	return t.UTC()
+}
+
+// ParseTime reads an RFC 3339 time as the RFC has it, which Go's
+// time.RFC3339 layout does not quite: "t" and "z" may be lower case, and
+// an offset's hours stop at 23 ("+24:00" is refused).
+func ParseTime(s string) (time.Time, error) {
+	upper := strings.ToUpper(s)
+	t, err := time.Parse(time.RFC3339, upper)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !strings.HasSuffix(upper, "Z") && len(upper) >= 6 && upper[len(upper)-5:len(upper)-3] > "23" {
+		return time.Time{}, fmt.Errorf("%q: the offset's hours are above 23", s)
+	}
+	return t, nil
 }
 
 func (p *parser) flag(label, field string, v *yaml.Node) bool {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -348,5 +349,32 @@ func BenchmarkLookup(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string // UTC, RFC 3339; "" for an error
+	}{
+		{"2030-01-01T00:00:00Z", "2030-01-01T00:00:00Z"},
+		{"2030-01-01t00:00:00z", "2030-01-01T00:00:00Z"},
+		{"2030-01-01T02:00:00+02:00", "2030-01-01T00:00:00Z"},
+		{"2030-01-01T00:00:00.5-23:59", "2030-01-01T23:59:00Z"},
+		{"2030-01-01T00:00:00+24:00", ""},
+		{"2030-01-01 00:00:00Z", ""},
+		{"2030-01-01", ""},
+		{"", ""},
+	} {
+		got, err := ParseTime(tt.in)
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("ParseTime(%q) = %v, want an error", tt.in, got)
+			}
+			continue
+		}
+		if err != nil || got.UTC().Truncate(time.Second).Format(time.RFC3339) != tt.want {
+			t.Errorf("ParseTime(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+		}
 	}
 }
