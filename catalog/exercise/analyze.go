@@ -179,8 +179,9 @@ var synonymsText string
 // synonyms maps a phrase people type (its words stemmed, space-separated)
 // to the phrases it stands for; synonymWords lists its phrases of one
 // word as written, of minSynonymTypo letters or more (see
-// correctSynonyms).
-var synonyms, maxSynonymWords, synonymWords = mustParseSynonyms(synonymsText)
+// correctSynonyms), and synonymPhrases all its phrases as written (see
+// completeSynonyms).
+var synonyms, maxSynonymWords, synonymWords, synonymPhrases = mustParseSynonyms(synonymsText)
 
 // minSynonymTypo is the length of the shortest word of the synonym table
 // that a misspelt word is corrected to: "abbs" is "abs", but a word is
@@ -189,9 +190,10 @@ const minSynonymTypo = 3
 
 // mustParseSynonyms reads lines "phrase = alternative | alternative",
 // with # comments.
-func mustParseSynonyms(text string) (map[string][][]string, int, []string) {
+func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]string) {
 	out := map[string][][]string{}
 	var one []string
+	var phrases [][]string
 	longest := 1
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for n := 1; sc.Scan(); n++ {
@@ -208,6 +210,7 @@ func mustParseSynonyms(text string) (map[string][][]string, int, []string) {
 		if ws := words(from); len(ws) == 1 && len(ws[0]) >= minSynonymTypo && !slices.Contains(one, ws[0]) {
 			one = append(one, ws[0])
 		}
+		phrases = append(phrases, words(from))
 		if _, ok := out[key]; !ok {
 			out[key] = nil // a phrase that stands only for itself is still one unit ("upper arms")
 		}
@@ -222,7 +225,7 @@ func mustParseSynonyms(text string) (map[string][][]string, int, []string) {
 			out[key] = append(out[key], ws)
 		}
 	}
-	return out, longest, one
+	return out, longest, one, phrases
 }
 
 // unit is one required part of a query: a word, or a phrase of the

@@ -446,7 +446,7 @@ func checkQuery(q string, bad *ArgumentError) {
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
-	units := s.orAnatomy(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))))
+	units := s.orAnatomy(s.completeSynonyms(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase))))))
 	ms := make([]matches, len(units))
 	var inName, fields []*roaring.Bitmap
 	for i, u := range units {
@@ -801,6 +801,80 @@ func (s *searchIndex) correctSynonyms(units []unit) []unit {
 		}
 	}
 	return units
+}
+
+// maxSynonymCompletions is the most phrases of the synonym table a
+// query typed so far may be completing: more, and it is too short to
+// tell them apart.
+const maxSynonymCompletions = 4
+
+// completeSynonyms makes one unit of the last words of a query that are
+// a phrase of the synonym table being typed ("full bo", "compo", "warm
+// u"): the words before the last as in the phrase (by stem), the last
+// the beginning of its last word as written, and that word no term of
+// the catalogue nor of the table. The unit matches the words as typed,
+// the phrases and what they stand for. None when more than
+// maxSynonymCompletions phrases would do, when a single word of fewer
+// than minSoundLength letters is typed ("bi" may be anything), or when
+// the words begin a name or alias: the name being typed comes first
+// ("hip thr", "pec dec").
+func (s *searchIndex) completeSynonyms(units []unit) []unit {
+	n := len(units)
+	if n == 0 || !units[n-1].last || len(units[n-1].alternatives) != 1 || len(units[n-1].alternatives[0]) != 1 {
+		return units
+	}
+	w := units[n-1].alternatives[0][0]
+	if t := stem(w); isNumber(w) || s.name[t] != nil || s.field[t] != nil || synonyms[t] != nil {
+		return units
+	}
+	for m := min(n, maxSynonymWords); m >= 1; m-- {
+		if m == 1 && len(w) < minSoundLength {
+			break
+		}
+		tail := units[n-m:]
+		var found [][]string
+		for _, p := range synonymPhrases {
+			if len(p) != m || !strings.HasPrefix(p[m-1], w) || p[m-1] == w {
+				continue
+			}
+			same := true
+			for i, u := range tail[:m-1] {
+				if a := u.alternatives[0]; len(a) != 1 || stem(a[0]) != stem(p[i]) {
+					same = false
+					break
+				}
+			}
+			if same && !slices.ContainsFunc(found, func(f []string) bool { return stemmed(f) == stemmed(p) }) {
+				found = append(found, p)
+			}
+		}
+		if len(found) == 0 || len(found) > maxSynonymCompletions {
+			continue
+		}
+		var typed []string
+		for _, u := range tail {
+			typed = append(typed, u.alternatives[0]...)
+		}
+		if s.begins(key(typed)) {
+			return units // a name is being typed: its completions say more
+		}
+		merged := unit{alternatives: [][]string{typed}, last: true}
+		for _, p := range found {
+			for _, alt := range append([][]string{p}, synonyms[stemmed(p)]...) {
+				if !slices.ContainsFunc(merged.alternatives, func(a []string) bool { return stemmed(a) == stemmed(alt) }) {
+					merged.alternatives = append(merged.alternatives, alt)
+				}
+			}
+		}
+		return append(units[:n-m:n-m], merged)
+	}
+	return units
+}
+
+// begins reports whether a name or alias key begins with k.
+func (s *searchIndex) begins(k string) bool {
+	i := sort.SearchStrings(s.sortedKeys, k)
+	return i < len(s.sortedKeys) && strings.HasPrefix(s.sortedKeys[i], k)
 }
 
 // orAnatomy makes one unit of two that "and" joins when both name a

@@ -325,6 +325,30 @@ func TestSearchRankingTypeNamed(t *testing.T) {
 	})
 }
 
+// TestSearchSynonymCompletions: a phrase of the synonym table being typed
+// stands for what the phrase stands for ("push d": "push day", the
+// chest), but not a word that is already a term, nor a single word too
+// short to tell.
+func TestSearchSynonymCompletions(t *testing.T) {
+	f := &File{Format: FormatV1, Vocabularies: testVocabularies()}
+	add := func(id, name, muscle string) {
+		parts := map[string]string{"pectoralis major": "chest", "quadriceps": "upper legs", "rectus abdominis": "waist"}
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{parts[muscle]}, Equipments: []string{"body weight"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{muscle}, SecondaryMuscles: []string{}})
+	}
+	add("a1", "push-up", "pectoralis major")
+	add("a2", "pistol", "quadriceps")
+	add("a3", "crunch", "rectus abdominis")
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"push d", []string{"a1"}},  // "push day": the chest
+		{"abdomin", []string{"a3"}}, // "abdominals", and the muscle's own word
+		{"push", []string{"a1"}},    // a term: as typed
+		{"ab", []string{"a3"}},      // a phrase of the table itself
+		{"pist", []string{"a2"}},    // no phrase of the table: the names
+	})
+}
+
 // TestSearchRankingAliases: a typo matched in the name proper ranks
 // before one matched only in an alias, and a name or alias that the query
 // begins, as typed so far, ranks before the other loose matches.
