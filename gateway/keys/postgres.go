@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -118,6 +119,11 @@ func OpenPostgres(ctx context.Context, url string, o PostgresOptions) (*Postgres
 	defer cancel()
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "3F000" { // invalid_schema_name
+			return nil, fmt.Errorf("key store: PostgreSQL at %s: no schema of the search_path (%q) exists to create the keys table in: create it (CREATE SCHEMA) or fix search_path in keys_postgres_url",
+				where(cfg.ConnConfig), cmp.Or(cfg.ConnConfig.RuntimeParams["search_path"], "the server's default"))
+		}
 		return nil, fmt.Errorf("key store: PostgreSQL at %s: migrations: %w", where(cfg.ConnConfig), err)
 	}
 	var schema string

@@ -78,6 +78,17 @@ func TestPostgresUnreachableAtStart(t *testing.T) {
 	}
 }
 
+// TestPostgresMissingSchema: a search_path naming no schema is an error
+// that says so, not PostgreSQL's "no schema has been selected to create in".
+func TestPostgresMissingSchema(t *testing.T) {
+	dbURL, schema := pgtest.URL(t)
+	missing := schema + "_missing"
+	_, err := OpenPostgres(context.Background(), strings.Replace(dbURL, "search_path="+schema, "search_path="+missing, 1), PostgresOptions{})
+	if err == nil || !strings.Contains(err.Error(), `no schema of the search_path ("`+missing+`") exists`) {
+		t.Errorf("OpenPostgres with a missing schema: %v, want an error naming the search_path", err)
+	}
+}
+
 // TestPostgresOutage cuts the network between a replica and the database:
 // the replica keeps its keys, logs the outage once, and catches up with the
 // changes made meanwhile when the database is back.
