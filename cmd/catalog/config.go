@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"strconv"
 	"time"
 
+	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/buildinfo"
 	"github.com/exercisedb/exercisedb/pkg/logging"
 )
@@ -30,8 +30,6 @@ type config struct {
 	Pprof                        bool   // the profiler on the admin listener
 	AdminTokenHash               string // protects /metrics and the profiler
 }
-
-var tokenHash = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // errHelp is returned by parseConfig when it printed the help or the
 // version, as asked: the command then exits 0.
@@ -109,8 +107,10 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	case cfg.TLSClientCA != "" && cfg.TLSCert == "":
 		return config{}, errors.New("-tls-client-ca needs -tls-cert and -tls-key: mTLS is TLS with client certificates")
 	}
-	if h := cfg.AdminTokenHash; h != "" && !tokenHash.MatchString(h) {
-		return config{}, errors.New("-admin-token-hash (CATALOG_ADMIN_TOKEN_HASH): want sha256: and 64 hex digits, the SHA-256 of the token")
+	if h := cfg.AdminTokenHash; h != "" {
+		if err := admin.CheckTokenHash(h); err != nil {
+			return config{}, fmt.Errorf("-admin-token-hash (CATALOG_ADMIN_TOKEN_HASH): %w", err)
+		}
 	}
 	return cfg, nil
 }

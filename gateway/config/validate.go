@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
 // Operations the gateway serves, as plans name them.
@@ -90,8 +91,10 @@ func (c *Config) validate() error {
 	if c.Shutdown.DrainDelay < 0 {
 		bad("shutdown.drain_delay: want a duration of 0 or more, such as 5s")
 	}
-	if h := c.Admin.TokenHash; h != "" && !tokenHash.MatchString(h) {
-		bad("admin.token_hash: want sha256: and 64 hex digits (the SHA-256 of the token)")
+	if h := c.Admin.TokenHash; h != "" {
+		if err := admin.CheckTokenHash(h); err != nil {
+			bad("admin.token_hash: %v", err)
+		}
 	}
 	if v := c.KeysPostgresURL; v != "" {
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
@@ -179,8 +182,6 @@ func (r Rate) validate() error {
 	}
 	return nil
 }
-
-var tokenHash = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // validOrigin accepts "*" or scheme://host[:port], with at most one "*" in
 // the host, as a browser sends it in Origin (no path, no trailing slash).

@@ -9,11 +9,13 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"log"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +131,17 @@ func Unclean(p string) bool { return p != CleanPath(p) }
 func HashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+var tokenHash = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// CheckTokenHash reports why h is not a hash HashToken makes, for the
+// setting that holds it.
+func CheckTokenHash(h string) error {
+	if tokenHash.MatchString(h) {
+		return nil
+	}
+	return errors.New("want sha256: and 64 lower-case hex digits, the SHA-256 of the token")
 }
 
 // requireToken lets through only requests whose bearer token hashes to

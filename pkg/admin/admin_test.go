@@ -179,3 +179,14 @@ func TestCleanPath(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckTokenHash(t *testing.T) {
+	if err := CheckTokenHash(HashToken("s3cret")); err != nil {
+		t.Errorf("a hash HashToken made: %v", err)
+	}
+	for _, h := range []string{strings.ToUpper(HashToken("s3cret")), "sha256:" + strings.ToUpper(HashToken("s3cret")[7:]), "sha256:abc", "s3cret"} {
+		if err := CheckTokenHash(h); err == nil || !strings.Contains(err.Error(), "lower-case") {
+			t.Errorf("CheckTokenHash(%q) = %v, want an error that says lower-case", h, err)
+		}
+	}
+}
