@@ -777,7 +777,8 @@ func (s *searchIndex) splitRunTogether(units []unit) []unit {
 // alternative and is corrected as any other. Only the table's words of
 // minSynonymTypo letters or more count, so "dbb" is no "db"; and a typed
 // word of fewer than minSoundLength letters is too short to tell a typo
-// of a three-letter abbreviation from another word.
+// of a three-letter abbreviation from another word. Nor is a last word
+// that begins written words: it is being typed.
 func (s *searchIndex) correctSynonyms(units []unit) []unit {
 	for i, u := range units {
 		if len(u.alternatives) != 1 || len(u.alternatives[0]) != 1 {
@@ -786,6 +787,9 @@ func (s *searchIndex) correctSynonyms(units []unit) []unit {
 		w := u.alternatives[0][0]
 		if t := stem(w); len(w) < minSoundLength || isNumber(w) || s.name[t] != nil || s.field[t] != nil || synonyms[t] != nil {
 			continue
+		}
+		if u.last && len(s.prefixed(w)) > 0 {
+			continue // a word being typed ("bice" is no misspelt "bike")
 		}
 		k := allowedTypos(len(w), len(units) > 1)
 		for _, key := range synonymWords {

@@ -234,7 +234,8 @@ func TestSearchRanking(t *testing.T) {
 // TestSearchSynonymTypos: a word that is no term of the catalogue is
 // also corrected to the words of the synonym table ("abbs" is "abs",
 // "pecss" "pecs"), but not to those of fewer than three letters, nor
-// when it is too short to tell from an abbreviation.
+// when it is too short to tell from an abbreviation, nor when it is the
+// last word and begins a written word.
 func TestSearchSynonymTypos(t *testing.T) {
 	f := &File{Format: FormatV1, Vocabularies: testVocabularies()}
 	add := func(id, name string, equipment string, muscle string) {
@@ -252,6 +253,13 @@ func TestSearchSynonymTypos(t *testing.T) {
 		{"pecss", []string{"a2", "a3"}},
 		{"dbb press", nil}, // no "db"
 		{"abz", nil},       // three letters: no "abs"
+	})
+	// A last word that begins a written word is being typed.
+	add("a4", "pecssy row", "cable", "pectoralis major")
+	c = mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"pecss", []string{"a4"}},
+		{"pecss row", []string{"a4"}},
 	})
 }
 
