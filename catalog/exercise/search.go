@@ -792,8 +792,10 @@ func (s *searchIndex) correctSynonyms(units []unit) []unit {
 			continue // a word being typed ("bice" is no misspelt "bike")
 		}
 		k := allowedTypos(len(w), len(units) > 1)
-		for _, key := range synonymWords {
-			if editDistance(w, key, k) > k && (len(key) < minSoundLength || sound(singular(w)) != sound(singular(key))) {
+		ws, mask := sound(singular(w)), letterMask(w)
+		for j, key := range synonymWords {
+			typo := abs(len(key)-len(w)) <= k && bits.OnesCount32(mask^letterMask(key)) <= 2*k && editDistance(w, key, k) <= k
+			if !typo && (len(key) < minSoundLength || ws != synonymSounds[j]) {
 				continue
 			}
 			units[i].misspelt = true
@@ -873,6 +875,22 @@ func (s *searchIndex) completeSynonyms(units []unit) []unit {
 		return append(units[:n-m:n-m], merged)
 	}
 	return units
+}
+
+// synonymSounds holds the sound of each of synonymWords, singular.
+var synonymSounds = func() []string {
+	out := make([]string, len(synonymWords))
+	for i, w := range synonymWords {
+		out[i] = sound(singular(w))
+	}
+	return out
+}()
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // begins reports whether a name or alias key begins with k.
