@@ -162,7 +162,7 @@ var particles = map[string]bool{"up": true, "down": true, "over": true, "out": t
 // dumbbells" need not find "with" in a name, nor "leg day" "day", nor
 // "lower back pain" "pain" (which a typo would turn into "pin"), nor
 // "dumbbell only" "only", nor "bigger arms" "bigger", nor "ankle rehab"
-// "rehab".
+// "rehab", nor "glutes for women" "women".
 var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "with": true, "on": true, "for": true, "of": true,
 	"and": true, "to": true, "in": true, "using": true, "at": true, "exercise": true, "exercises": true,
@@ -171,6 +171,8 @@ var stopWords = map[string]bool{
 	// Goals' adjectives: "bigger arms", "strong core", "grow glutes".
 	"bigger": true, "toned": true, "strong": true, "stronger": true, "grow": true, "growth": true, "build": true, "better": true,
 	"lose": true, "rehab": true, "prehab": true, "heavy": true,
+	// Who it is for does not choose the exercise: "glutes for women".
+	"women": true, "woman": true, "men": true, "ladies": true, "female": true, "male": true, "girls": true, "guys": true,
 }
 
 //go:embed synonyms.txt
