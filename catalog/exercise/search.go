@@ -799,11 +799,7 @@ func (s *searchIndex) correctSynonyms(units []unit) []unit {
 				continue
 			}
 			units[i].misspelt = true
-			for _, alt := range append([][]string{{key}}, synonyms[stem(key)]...) {
-				if !slices.ContainsFunc(units[i].alternatives, func(a []string) bool { return stemmed(a) == stemmed(alt) }) {
-					units[i].alternatives = append(units[i].alternatives, alt)
-				}
-			}
+			units[i].alternatives = addAlternatives(units[i].alternatives, append([][]string{{key}}, synonyms[stem(key)]...)...)
 		}
 	}
 	return units
@@ -850,8 +846,8 @@ func (s *searchIndex) completeSynonyms(units []unit) []unit {
 					break
 				}
 			}
-			if same && !slices.ContainsFunc(found, func(f []string) bool { return stemmed(f) == stemmed(p) }) {
-				found = append(found, p)
+			if same {
+				found = addAlternatives(found, p)
 			}
 		}
 		if len(found) == 0 || len(found) > maxSynonymCompletions {
@@ -866,15 +862,22 @@ func (s *searchIndex) completeSynonyms(units []unit) []unit {
 		}
 		merged := unit{alternatives: [][]string{typed}, last: true}
 		for _, p := range found {
-			for _, alt := range append([][]string{p}, synonyms[stemmed(p)]...) {
-				if !slices.ContainsFunc(merged.alternatives, func(a []string) bool { return stemmed(a) == stemmed(alt) }) {
-					merged.alternatives = append(merged.alternatives, alt)
-				}
-			}
+			merged.alternatives = addAlternatives(merged.alternatives, append([][]string{p}, synonyms[stemmed(p)]...)...)
 		}
 		return append(units[:n-m:n-m], merged)
 	}
 	return units
+}
+
+// addAlternatives appends to alts each of more that is not one of them
+// already, stemmed.
+func addAlternatives(alts [][]string, more ...[]string) [][]string {
+	for _, alt := range more {
+		if !slices.ContainsFunc(alts, func(a []string) bool { return stemmed(a) == stemmed(alt) }) {
+			alts = append(alts, alt)
+		}
+	}
+	return alts
 }
 
 // synonymSounds holds the sound of each of synonymWords, singular.
@@ -911,13 +914,7 @@ func (s *searchIndex) orAnatomy(units []unit) []unit {
 	for _, u := range units {
 		if n := len(out); n > 0 && out[n-1].and && anatomical(out[n-1]) && anatomical(u) {
 			prev := out[n-1]
-			merged := unit{alternatives: slices.Clone(prev.alternatives), last: u.last, and: u.and}
-			for _, alt := range u.alternatives {
-				if !slices.ContainsFunc(merged.alternatives, func(a []string) bool { return stemmed(a) == stemmed(alt) }) {
-					merged.alternatives = append(merged.alternatives, alt)
-				}
-			}
-			out[n-1] = merged
+			out[n-1] = unit{alternatives: addAlternatives(slices.Clone(prev.alternatives), u.alternatives...), last: u.last, and: u.and}
 			continue
 		}
 		out = append(out, u)
