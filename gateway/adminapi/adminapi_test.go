@@ -1,9 +1,12 @@
 package adminapi
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -547,5 +550,26 @@ func TestInvalidRow(t *testing.T) {
 	}](t, call(t, api, "GET", "/admin/v1/keys", ""))
 	if len(list.Data) != 1 || list.Data[0].ID != "key_ok" || list.Meta.Total != 2 || len(list.Meta.Invalid) != 1 || list.Meta.Invalid[0] != "key_bad" {
 		t.Errorf("list = %+v; want key_ok, total 2, invalid [key_bad]", list)
+	}
+}
+
+// TestTruncatedBody sends less body than Content-Length says: the 400
+// says so in its own words, never the reader's Go error.
+func TestTruncatedBody(t *testing.T) {
+	srv, _ := newAPI(t, nil)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /admin/v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 100\r\n\r\n{\"products\"", token)
+	conn.(*net.TCPConn).CloseWrite()
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "could not be read to its end") || strings.Contains(string(b), "EOF") {
+		t.Errorf("%d %s, want a 400 in the API's words", res.StatusCode, b)
 	}
 }

@@ -72,8 +72,10 @@ func readBody(r *http.Request) ([]byte, error) {
 	case errors.As(err, &tooLarge):
 		return nil, apierror.New(http.StatusRequestEntityTooLarge, "The body is larger than %d bytes; no valid body comes near it.", maxBody)
 	case err != nil:
-		// The client went away or sent a malformed chunked body.
-		return nil, apierror.New(http.StatusBadRequest, "The body could not be read: %v.", err)
+		// The client went away or sent a malformed chunked body; the
+		// reader's error is Go's wording, kept for the log.
+		return nil, &apierror.Error{Status: http.StatusBadRequest, Code: apierror.CodeBadRequest,
+			Message: "The body could not be read to its end: the connection ended early or its chunked encoding is malformed.", Err: err}
 	}
 	return body, nil
 }
