@@ -329,7 +329,7 @@ func defaults() *Config {
 		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
-		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 64 << 20},
+		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 16 << 20},
 		Compression:     Compression{Enabled: true},
 	}
 }

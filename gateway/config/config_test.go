@@ -69,7 +69,7 @@ func TestParseSpecExample(t *testing.T) {
 		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
-		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 64 << 20},
+		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 16 << 20},
 		Compression:     Compression{Enabled: true},
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
