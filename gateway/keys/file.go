@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -46,7 +47,7 @@ func Open(path string, log *slog.Logger) (*File, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &File{path: path, log: log}
-	set, digest, err := load(path)
+	set, digest, err := load(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func (s *File) Reload() error {
 }
 
 func (s *File) reloadLocked() error {
-	set, digest, err := load(s.path)
+	set, digest, err := load(s.path, false)
 	if err != nil {
 		s.log.Error("keys file reload failed; the previous keys stay in force",
 			"path", s.path, "keys", s.cur.Load().Len(), "err", err)
@@ -98,10 +99,18 @@ func (s *File) reloadIfChanged() {
 	s.reloadLocked()
 }
 
-func load(path string) (*Set, [sha256.Size]byte, error) {
+// load reads the keys file. An empty one is no keys when allowEmpty (at
+// start), and an error otherwise.
+func load(path string, allowEmpty bool) (*Set, [sha256.Size]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, [sha256.Size]byte{}, fmt.Errorf("read keys file: %w", err)
+	}
+	if !allowEmpty && len(bytes.TrimSpace(data)) == 0 {
+		// A file rewritten in place is empty for a moment (truncated, not
+		// yet written): taking that for "no keys" on a reload refused
+		// every key until the rest was written.
+		return nil, [sha256.Size]byte{}, fmt.Errorf("%s: the file is empty (a write in progress?); an empty list of keys is written keys: []", path)
 	}
 	set, err := Parse(data)
 	if err != nil {

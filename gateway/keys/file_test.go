@@ -152,6 +152,9 @@ func TestReload(t *testing.T) {
 		{"key as bool", keysFile(t, "b", hashB) + "    disabled: " + keyC + "\n"},
 		{"syntax error", "keys:\n  - id: c\n    hash: " + hashC + "\n   products: [" + keyC + "\n"},
 		{"half written", keysFile(t, "b", hashB, "c", hashC)[:60]},
+		// Truncated by a rewrite in place, not written yet.
+		{"empty", ""},
+		{"blank", "\n  \n"},
 	}
 	for _, tt := range broken {
 		t.Run("broken file keeps the previous set: "+tt.name, func(t *testing.T) {
