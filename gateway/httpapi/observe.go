@@ -157,7 +157,7 @@ func newMetrics(reg prometheus.Registerer, cache *respcache.Cache) *metrics {
 		}, []string{"product", "plan", "result"}),
 		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "exercisedb_gateway_auth_failures_total",
-			Help: "Requests refused before authentication, by reason (missing, invalid, disabled, blocked).",
+			Help: "Requests refused before authentication, by reason (missing, invalid, disabled, expired, blocked).",
 		}, []string{"reason"}),
 		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "exercisedb_gateway_response_cache_total",
