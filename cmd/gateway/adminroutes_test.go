@@ -18,7 +18,8 @@ import (
 func TestAdminPathsInEnvelope(t *testing.T) {
 	const token = "t0ken"
 	others := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
-	h := withAdminAPI(others, adminapi.Deps{TokenHash: admin.HashToken(token)})
+	pages := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) })
+	h := withAdminAPI(others, pages, adminapi.Deps{TokenHash: admin.HashToken(token)})
 	for _, path := range []string{"/admin", "/admin/", "/admin/v1", "/admin/v2/keys",
 		// Unclean: http.ServeMux would redirect them to /admin/v1/keys.
 		"//admin/v1/keys", "/admin/v1/./keys", "/admin//v1/keys", "/admin/v1/keys/../keys", "/x/../admin/v1/keys", "/admin/v1/keys/"} {
@@ -37,9 +38,17 @@ func TestAdminPathsInEnvelope(t *testing.T) {
 	if w.Code != http.StatusTeapot {
 		t.Errorf("/metrics: %d, want the admin routes' answer", w.Code)
 	}
+	// The envelopes' relative docs links resolve on the admin listener.
+	for _, path := range []string{"/docs/errors", "/docs/errors/code/UNAUTHORIZED"} {
+		w = httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != http.StatusAccepted {
+			t.Errorf("%s: %d, want the public error pages' answer", path, w.Code)
+		}
+	}
 
 	// The admin listener's own routes: an unclean path is 404 too.
-	h = withAdminAPI(admin.Handler(func() error { return nil }, prometheus.NewRegistry(), admin.Options{}), adminapi.Deps{TokenHash: admin.HashToken(token)})
+	h = withAdminAPI(admin.Handler(func() error { return nil }, prometheus.NewRegistry(), admin.Options{}), pages, adminapi.Deps{TokenHash: admin.HashToken(token)})
 	for path, want := range map[string]int{"//metrics": 404, "/./healthz": 404, "/metrics": 200, "/healthz": 200} {
 		req := httptest.NewRequest("GET", "/", nil)
 		req.URL.Path = path

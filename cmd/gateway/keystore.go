@@ -78,16 +78,23 @@ func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Regist
 // path that is under /admin once cleaned (//admin/v1/keys,
 // /admin/v1/./keys), which is 404 there too. No http.ServeMux here: it
 // would redirect such a path.
-func withAdminAPI(h http.Handler, d adminapi.Deps) http.Handler {
+//
+// The admin API's envelopes link their code's page relatively when
+// docs_url is unset (/docs/errors/code/<CODE>), so the admin listener
+// serves those pages too, from errorPages (the public API's handler).
+func withAdminAPI(h, errorPages http.Handler, d adminapi.Deps) http.Handler {
 	if d.TokenHash == "" {
 		return h
 	}
 	api := adminapi.New(d)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := admin.CleanPath(r.URL.Path); p == "/admin" || strings.HasPrefix(p, "/admin/") {
+		switch cp := admin.CleanPath(r.URL.Path); {
+		case cp == "/admin" || strings.HasPrefix(cp, "/admin/"):
 			api.ServeHTTP(w, r)
-			return
+		case r.URL.Path == "/docs/errors" || strings.HasPrefix(r.URL.Path, "/docs/errors/"):
+			errorPages.ServeHTTP(w, r)
+		default:
+			h.ServeHTTP(w, r)
 		}
-		h.ServeHTTP(w, r)
 	})
 }
