@@ -97,7 +97,7 @@ func TestVocabulariesAreTheAgreedOnes(t *testing.T) {
 	})
 	t.Run("equipments", func(t *testing.T) {
 		got := exercise.Names(v.Equipments)
-		for _, e := range []string{"body weight", "barbell", "dumbbell", "kettlebell", "cable", "resistance band", "smith machine", "ez barbell", "trap bar", "medicine ball", "stability ball", "bosu ball", "leverage machine", "sled", "pull-up bar", "dip station", "bench", "suspension trainer", "battle ropes", "jump rope", "plyo box", "foam roller", "weight plate", "landmine", "rowing machine", "stationary bike", "treadmill", "elliptical trainer", "stair climber", "ab wheel", "sandbag", "parallettes", "gymnastic rings", "ski erg"} {
+		for _, e := range []string{"body weight", "barbell", "dumbbell", "kettlebell", "cable", "resistance band", "smith machine", "ez barbell", "trap bar", "medicine ball", "stability ball", "bosu ball", "leverage machine", "sled", "pull-up bar", "dip station", "bench", "suspension trainer", "battle ropes", "jump rope", "plyo box", "foam roller", "weight plate", "landmine", "rowing machine", "stationary bike", "treadmill", "elliptical trainer", "stair climber", "ab wheel", "sandbag", "parallettes", "gymnastic rings", "ski erg", "atlas stone", "tyre", "climbing rope"} {
 			if !slices.Contains(got, e) {
 				t.Errorf("%q missing", e)
 			}

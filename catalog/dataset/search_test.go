@@ -118,17 +118,19 @@ func TestSearchHeads(t *testing.T) {
 		ws := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		return ws[len(ws)-1]
 	}
-	count := map[string]int{}
-	for _, x := range catalogue(t).Exercises {
-		count[lastWord(x.Name)]++
-	}
-	// Words that end names without saying what the exercise is; "skip",
-	// which is also a jump rope (synonyms.txt); "ball", an equipment.
-	skip := map[string]bool{"up": true, "down": true, "over": true, "through": true, "out": true, "in": true, "off": true, "skip": true, "ball": true}
 	// A record is of the kind if its name or an alias ends with the word,
 	// perhaps in the plural ("speed punches" for "punch"), before any
 	// phrase a preposition starts ("plank with leg lift").
 	phrase := regexp.MustCompile(` (on|with|to|over|behind|around|into|from|in) .*$`)
+	// A name's head is its last word before such a phrase: "atlas stone
+	// over bar" is a stone lift, not a kind of bar.
+	count := map[string]int{}
+	for _, x := range catalogue(t).Exercises {
+		count[lastWord(phrase.ReplaceAllString(x.Name, ""))]++
+	}
+	// Words that end names without saying what the exercise is; "skip",
+	// which is also a jump rope (synonyms.txt); "ball", an equipment.
+	skip := map[string]bool{"up": true, "down": true, "over": true, "through": true, "out": true, "in": true, "off": true, "skip": true, "ball": true}
 	ofKind := func(x *exercise.Exercise, w string) bool {
 		for _, n := range append([]string{x.Name}, x.Aliases...) {
 			if strings.HasPrefix(lastWord(n), w) || strings.HasPrefix(lastWord(phrase.ReplaceAllString(n, "")), w) {

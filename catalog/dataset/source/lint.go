@@ -141,6 +141,9 @@ var equipmentWords = map[string][]string{
 	"ab wheel":           {"wheel"},
 	"ski erg":            {"erg"},
 	"parallettes":        {"parallette"},
+	"atlas stone":        {"stone"},
+	"tyre":               {"tire"},
+	"climbing rope":      {"rope"},
 }
 
 // wordSynonyms are the plain words a text may use for a word of a name:
