@@ -243,8 +243,11 @@ type unit struct {
 	// synonym table that the first misspells and what they stand for (see
 	// correctSynonyms).
 	joined, split, misspelt bool
-	// and: "and" follows the unit in the query (see orAnatomy).
-	and bool
+	// and: "and" follows the unit in the query (see orAnatomy); parts
+	// holds the alternatives of each muscle or body part that "and" joined
+	// into the unit.
+	and   bool
+	parts [][][]string
 }
 
 // parseQuery splits a query into units, the longest phrases first: those

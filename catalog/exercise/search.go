@@ -1,6 +1,7 @@
 package exercise
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 	"sort"
@@ -77,13 +78,20 @@ type searchIndex struct {
 	standardWords [len(standardRanks)][]*roaring.Bitmap
 	// The staples are the movements a query of muscles or equipment alone
 	// means first: the standard forms of the families of at least
-	// minStapleFamily records and, for an equipment of the query, its
-	// staples. equipmentStaples[e][i][n] holds, for each such family of
-	// the size class i (see standard) and each equipment e but its
-	// standard form's, the record of the fewest name words with e (the
-	// dumbbell bench press, for "dumbbell chest") when its name has n
-	// words (nil if none has).
-	equipmentStaples map[string]*[len(standardRanks)][maxNameWords + 1]*roaring.Bitmap
+	// minStapleFamily records, their rival forms and, for an equipment of
+	// the query, its staples. rivalWords[i] holds the rival forms of the
+	// families of the size class i (see standard), split by the words of
+	// their names, fewest first: the version of a large family on the
+	// equipment that many of its records use and its standard form does
+	// not (the dumbbell curl beside the barbell curl; see minRivalFamily).
+	// equipmentStaples[e] holds, for each such family and each equipment e
+	// but its standard form's, its version on e (the dumbbell bench press,
+	// for "dumbbell chest"), in the order they rank: the families of more
+	// records with e first (the movement the equipment is most used for:
+	// "trx", the row), then the larger families, then names of fewer
+	// words.
+	rivalWords       [len(standardRanks)][]*roaring.Bitmap
+	equipmentStaples map[string][]*roaring.Bitmap
 	// primary maps each vocabulary value that confirms, its words singular
 	// and space-separated ("upper arm", "body weight"), to the records it
 	// describes first: as the first target muscle or its body part, or as
@@ -107,11 +115,17 @@ type searchIndex struct {
 	// holds the muscles and body parts as primary spells them.
 	strength, loaded *roaring.Bitmap
 	types, anatomy   map[string]bool
-	// shortest holds, until finish, the record of the fewest name words of
-	// each family and equipment, and of those the fewest equipments: the
-	// cable chest press before the cable press-around, which needs a bench
-	// too.
-	shortest map[[2]string]shortName
+	// muscles holds the muscles as primary spells them.
+	muscles map[string]bool
+	// shortest holds, until finish, the records of the fewest name words of
+	// each family and equipment (at most maxVersionTies of them), the
+	// candidates for its version on that equipment (see version).
+	shortest map[[2]string][]shortName
+	// familyNames holds, until finish, the words of the names of each
+	// family (at most maxFamilyNames), and familyEquipment the number of
+	// records of each family and equipment.
+	familyNames     map[string][][]string
+	familyEquipment map[[2]string]int
 	// equipmentOf holds, until finish, the equipment of each standard form.
 	equipmentOf map[uint32][]string
 	// masks split every ranked list, in this order: the standard forms,
@@ -141,13 +155,15 @@ func newSearchIndex(muscles []Muscle) *searchIndex {
 		head: map[string]*roaring.Bitmap{}, familySize: map[string]int{}, standardOf: map[string]uint32{},
 		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{}, whole: map[string]bool{},
 		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{}, secondTargets: map[string]*roaring.Bitmap{},
-		strength: roaring.New(), loaded: roaring.New(), types: map[string]bool{}, anatomy: map[string]bool{},
-		equipmentStaples: map[string]*[len(standardRanks)][maxNameWords + 1]*roaring.Bitmap{}, shortest: map[[2]string]shortName{},
+		strength: roaring.New(), loaded: roaring.New(), types: map[string]bool{}, anatomy: map[string]bool{}, muscles: map[string]bool{},
+		equipmentStaples: map[string][]*roaring.Bitmap{}, shortest: map[[2]string][]shortName{},
+		familyNames: map[string][][]string{}, familyEquipment: map[[2]string]int{},
 		equipmentOf: map[uint32][]string{}, phrases: map[string]bool{},
 	}
 	for _, m := range muscles {
 		s.partOf[m.Name] = m.BodyPart
 		s.anatomy[singularPhrase(words(m.Name))] = true
+		s.muscles[singularPhrase(words(m.Name))] = true
 		s.anatomy[singularPhrase(words(m.BodyPart))] = true
 	}
 	for i := range s.words {
@@ -170,12 +186,22 @@ var standardRanks = [...]int{24, 16, 12, 8, 4, 1}
 // muscle ("biceps": the barbell curl, not a biceps drill of its own).
 const minStapleFamily = 4
 
-// shortName is a record and the number of words of its name and of its
+// shortName is a record, the words of its name and the number of its
 // equipments.
 type shortName struct {
-	pos               uint32
-	words, equipments int
+	pos        uint32
+	words      []string
+	equipments int
 }
+
+// maxVersionTies and maxFamilyNames bound what the index keeps until
+// finish to choose a family's version on an equipment: a synthetic family
+// of thousands of records would cost much for nothing.
+const maxVersionTies, maxFamilyNames = 16, 64
+
+// minRivalFamily is the smallest family that may have a rival form: one
+// of the two largest size classes, a movement done in many ways.
+const minRivalFamily = 16
 
 // strengthTypes are the exercise types that train a muscle against a
 // load; conditioningTypes those that train the heart and lungs.
@@ -270,6 +296,12 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 	s.words[min(len(ws), maxNameWords)].Add(pos)
 	if x.Family != "" {
 		s.familySize[x.Family]++
+		if names := s.familyNames[x.Family]; len(names) < maxFamilyNames {
+			s.familyNames[x.Family] = append(names, ws)
+		}
+		for _, e := range x.Equipments {
+			s.familyEquipment[[2]string{x.Family, e}]++
+		}
 		if x.Standard {
 			// A family's name is a name of its standard form, the version
 			// its plain name means: "biceps curl" is the barbell curl.
@@ -280,15 +312,29 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		for _, e := range x.Equipments {
 			// A landmine lateral raise is no barbell staple: a record
 			// stands for its equipment alone, or for one its name says.
-			if len(x.Equipments) > 1 && !hasPhrase(ws, words(e)) {
+			if len(x.Equipments) > 1 && !names(ws, e) {
 				continue
 			}
 			k := [2]string{x.Family, e}
-			if best, ok := s.shortest[k]; !ok || len(ws) < best.words || len(ws) == best.words && len(x.Equipments) < best.equipments {
-				s.shortest[k] = shortName{pos, len(ws), len(x.Equipments)}
+			switch ties := s.shortest[k]; {
+			case len(ties) == 0 || len(ws) < len(ties[0].words):
+				s.shortest[k] = []shortName{{pos, ws, len(x.Equipments)}}
+			case len(ws) == len(ties[0].words) && len(ties) < maxVersionTies:
+				s.shortest[k] = append(ties, shortName{pos, ws, len(x.Equipments)})
 			}
 		}
 	}
+}
+
+// names reports whether the words of a name say the equipment e: its
+// words, or its last word but for a plural ("ring dip": gymnastic rings).
+func names(ws []string, e string) bool {
+	ew := words(e)
+	if hasPhrase(ws, ew) {
+		return true
+	}
+	head := singular(ew[len(ew)-1])
+	return slices.ContainsFunc(ws, func(w string) bool { return singular(w) == head })
 }
 
 // addField indexes the vocabulary value v of the record at pos, and with
@@ -352,30 +398,79 @@ func (s *searchIndex) finish() {
 			}
 		}
 	}
-	for k, best := range s.shortest {
+	type staple struct {
+		pos                   uint32
+		records, class, words int
+	}
+	byEquipment := map[string][]staple{}
+	// rival[family] is the equipment of the family's rival form so far.
+	rival := map[string]string{}
+	for k, ties := range s.shortest {
 		family, e := k[0], k[1]
 		std, ok := s.standardOf[family]
+		best := s.version(family, ties)
 		if !ok || best.pos == std || slices.Contains(s.equipmentOf[std], e) {
 			continue
 		}
 		for i, n := range standardRanks {
 			if s.familySize[family] >= n && n >= minStapleFamily {
 				v := singularPhrase(words(e))
-				classes := s.equipmentStaples[v]
-				if classes == nil {
-					classes = new([len(standardRanks)][maxNameWords + 1]*roaring.Bitmap)
-					s.equipmentStaples[v] = classes
+				byEquipment[v] = append(byEquipment[v], staple{best.pos, s.familyEquipment[k], i, min(len(best.words), maxNameWords)})
+				break
+			}
+		}
+		// The equipment of the most records the standard form lacks,
+		// more than a quarter of them: the dumbbell, of 6 of the 17
+		// biceps curls, is the barbell curl's rival.
+		if size, r := s.familySize[family], rival[family]; size >= minRivalFamily && 4*s.familyEquipment[k] > size {
+			if n, m := s.familyEquipment[k], s.familyEquipment[[2]string{family, r}]; r == "" || n > m || n == m && e < r {
+				rival[family] = e
+			}
+		}
+	}
+	var rivals [len(standardRanks)][maxNameWords + 1]*roaring.Bitmap
+	rivalOf := map[uint32]bool{}
+	for family, e := range rival {
+		best := s.version(family, s.shortest[[2]string{family, e}])
+		rivalOf[best.pos] = true
+		for i, n := range standardRanks {
+			if s.familySize[family] >= n {
+				w := min(len(best.words), maxNameWords)
+				if rivals[i][w] == nil {
+					rivals[i][w] = roaring.New()
 				}
-				n := min(best.words, maxNameWords)
-				if classes[i][n] == nil {
-					classes[i][n] = roaring.New()
-				}
-				classes[i][n].Add(best.pos)
+				rivals[i][w].Add(best.pos)
 				break
 			}
 		}
 	}
-	s.familySize, s.standardOf, s.shortest, s.equipmentOf = nil, nil, nil, nil
+	for i := range rivals {
+		for _, b := range rivals[i] {
+			if b != nil {
+				b.RunOptimize()
+				s.rivalWords[i] = append(s.rivalWords[i], b)
+			}
+		}
+	}
+	for e, list := range byEquipment {
+		// A rival form ranks as one already.
+		list = slices.DeleteFunc(list, func(st staple) bool { return rivalOf[st.pos] })
+		slices.SortFunc(list, func(a, b staple) int {
+			return cmp.Or(cmp.Compare(b.records, a.records), cmp.Compare(a.class, b.class), cmp.Compare(a.words, b.words))
+		})
+		var masks []*roaring.Bitmap
+		for j, st := range list {
+			if j == 0 || st.records != list[j-1].records || st.class != list[j-1].class || st.words != list[j-1].words {
+				masks = append(masks, roaring.New())
+			}
+			masks[len(masks)-1].Add(st.pos)
+		}
+		for _, b := range masks {
+			b.RunOptimize()
+		}
+		s.equipmentStaples[e] = masks
+	}
+	s.familySize, s.standardOf, s.shortest, s.equipmentOf, s.familyNames, s.familyEquipment = nil, nil, nil, nil, nil, nil
 	for _, b := range append(s.standard[:], s.words[:]...) {
 		if !b.IsEmpty() {
 			b.RunOptimize()
@@ -520,6 +615,11 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 			staples = append(staples, roaring.And(t, named))
 		}
 		staples = append(staples, t)
+		// A day of two muscles ("shoulders and triceps") leads with the
+		// first staple of each: the overhead press and the pushdown.
+		if lead := s.leaders(units, staples[0], stapleMasks); lead != nil {
+			staples = append([]*roaring.Bitmap{lead}, staples...)
+		}
 		tiers = append(tiers, staples...)
 	}
 	tiers = append(tiers, split(every.own)...)
@@ -586,6 +686,49 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	return r
 }
 
+// leaders returns the first staple of a query that "and" joins muscles
+// or body parts in (see orAnatomy) and, for each part that one does not
+// train, the part's first staple; nil if it trains them all or there are
+// no parts. A day of both asks for the best of each before the rest of
+// either: "shoulders and triceps", the overhead press and the pushdown;
+// "glutes and hamstrings", the deadlift, which trains both.
+func (s *searchIndex) leaders(units []unit, staples *roaring.Bitmap, masks []*roaring.Bitmap) *roaring.Bitmap {
+	firstOf := func(t *roaring.Bitmap) (uint32, bool) {
+		for _, m := range masks {
+			if b := roaring.And(t, m); !b.IsEmpty() {
+				return b.Minimum(), true
+			}
+		}
+		return 0, false
+	}
+	var out *roaring.Bitmap
+	for i, u := range units {
+		if u.parts == nil {
+			continue
+		}
+		lead, ok := firstOf(staples)
+		if !ok {
+			return nil
+		}
+		for _, part := range u.parts {
+			one := slices.Clone(units)
+			one[i] = unit{alternatives: part, last: u.last}
+			trains, ok := s.describe(one, true)
+			if !ok || trains.records.Contains(lead) {
+				continue
+			}
+			d, _ := s.describe(one, false)
+			if pos, ok := firstOf(roaring.And(staples, d.records)); ok {
+				if out == nil {
+					out = roaring.BitmapOf(lead)
+				}
+				out.Add(pos)
+			}
+		}
+	}
+	return out
+}
+
 // typeNamed returns the records whose name's head is, stemmed, an
 // exercise type of the query ("stretching" and the stretches), or nil
 // when no type of the query is the head of names.
@@ -623,9 +766,12 @@ type description struct {
 func (s *searchIndex) describe(units []unit, second bool) (d description, ok bool) {
 	var each []*roaring.Bitmap
 	for _, u := range units {
-		var any []*roaring.Bitmap
+		var any, region []*roaring.Bitmap
 		for _, alt := range u.alternatives {
 			v := singularPhrase(alt)
+			if s.muscles[v] && u.parts == nil {
+				region = append(region, or(orEmpty(s.primary[v]), orEmpty(s.secondTargets[v])))
+			}
 			if b := s.primary[v]; b != nil {
 				any = append(any, b)
 				if second && s.secondTargets[v] != nil {
@@ -641,6 +787,15 @@ func (s *searchIndex) describe(units []unit, second bool) (d description, ok boo
 		if any == nil {
 			return description{}, false
 		}
+		// A region of two muscles or more ("mid back": the middle
+		// trapezius and the rhomboids) is trained first by the records
+		// that target two of them, whichever they name first: the barbell
+		// and cable rows, which name the lats first.
+		for i := range region {
+			for j := i + 1; j < len(region); j++ {
+				any = append(any, roaring.And(region[i], region[j]))
+			}
+		}
 		each = append(each, or(any...))
 	}
 	if each == nil {
@@ -651,30 +806,56 @@ func (s *searchIndex) describe(units []unit, second bool) (d description, ok boo
 }
 
 // stapleMasks returns the staples by family size class, largest first:
-// the standard forms, then the staples of the equipments (a kettlebell
-// swing before a kettlebell overhead press); within a class, names of
-// fewer words first, the plain form before its elaborations, as in any
-// tier ("core": the plank before the plank with leg lift).
+// the standard forms of each class, then the rival forms of the class
+// above (a rival shares its family's variants with the standard form:
+// "upper body", the push-up before the dumbbell bench press), then the
+// staples of the equipments (a kettlebell swing before a kettlebell
+// overhead press), in their order (see equipmentStaples); within a class,
+// names of fewer words first, the plain form before its elaborations, as
+// in any tier ("core": the plank before the plank with leg lift).
 func (s *searchIndex) stapleMasks(equipments []string) []*roaring.Bitmap {
-	var out, ofEquipments []*roaring.Bitmap
+	var out []*roaring.Bitmap
+	last := 0
 	for i := range s.standard {
 		if standardRanks[i] < minStapleFamily {
 			break
 		}
 		out = append(out, s.standardWords[i]...)
-		for n := range maxNameWords + 1 {
-			var same []*roaring.Bitmap
-			for _, e := range equipments {
-				if b := s.equipmentStaples[e][i][n]; b != nil {
-					same = append(same, b)
+		if i > 0 {
+			out = append(out, s.rivalWords[i-1]...)
+		}
+		last = i
+	}
+	out = append(out, s.rivalWords[last]...)
+	for _, e := range equipments {
+		out = append(out, s.equipmentStaples[e]...)
+	}
+	return out
+}
+
+// version returns the version of a family on an equipment among the
+// records of the fewest name words on it: the one whose name is a part
+// of the most names of the family, the root of its variants (the
+// "dumbbell curl" of the incline, seated and alternating dumbbell curls,
+// not the "waiter curl"; the "dumbbell shoulder press", not the "dumbbell
+// z press"), then the one of fewest equipments (the cable chest press,
+// not the cable press-around, which needs a bench too), then the first.
+func (s *searchIndex) version(family string, ties []shortName) shortName {
+	best, roots := ties[0], -1
+	for _, t := range ties {
+		n := 0
+		if len(ties) > 1 {
+			for _, name := range s.familyNames[family] {
+				if len(name) > len(t.words) && hasPhrase(name, t.words) {
+					n++
 				}
 			}
-			if same != nil {
-				ofEquipments = append(ofEquipments, or(same...))
-			}
+		}
+		if n > roots || n == roots && (t.equipments < best.equipments || t.equipments == best.equipments && t.pos < best.pos) {
+			best, roots = t, n
 		}
 	}
-	return append(out, ofEquipments...)
+	return best
 }
 
 // phrasal returns the units of a query of two words or more, as a name
@@ -914,7 +1095,11 @@ func (s *searchIndex) orAnatomy(units []unit) []unit {
 	for _, u := range units {
 		if n := len(out); n > 0 && out[n-1].and && anatomical(out[n-1]) && anatomical(u) {
 			prev := out[n-1]
-			out[n-1] = unit{alternatives: addAlternatives(slices.Clone(prev.alternatives), u.alternatives...), last: u.last, and: u.and}
+			parts := prev.parts
+			if parts == nil {
+				parts = [][][]string{prev.alternatives}
+			}
+			out[n-1] = unit{alternatives: addAlternatives(slices.Clone(prev.alternatives), u.alternatives...), last: u.last, and: u.and, parts: append(slices.Clip(parts), u.alternatives)}
 			continue
 		}
 		out = append(out, u)
@@ -1030,6 +1215,26 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 	correct := len(u.alternatives) == 1 || u.split || u.misspelt
 	ms := make([]matches, len(alternatives))
 	for i, alt := range alternatives {
+		// An exercise the table stands for is found by its name: a "leg
+		// raise" is no calf raise of the lower legs. For a phrase of the
+		// table ("lower abs"), its words in a row: nor is it a "single-leg
+		// calf raise"; an abbreviation is spelled out word by word, and
+		// other words may come between ("cgbp dumbbell": the close-grip
+		// dumbbell bench press). A spelling of what was typed ("pullup",
+		// "pull up") is what was typed.
+		if i > 0 && i < len(u.alternatives) && !u.split && s.exerciseName(alt) && strings.Join(alt, "") != strings.Join(u.alternatives[0], "") {
+			if len(u.alternatives[0]) > 1 {
+				ms[i] = combine(s.wordPairs(alt, u.last, others), and)
+			} else {
+				ws := make([]matches, len(alt))
+				for j, w := range alt {
+					ws[j] = s.word(w, u.last && j == len(alt)-1, others, false)
+				}
+				ms[i] = combine(ws, and)
+			}
+			ms[i].anywhere, ms[i].field = ms[i].inName, empty
+			continue
+		}
 		ws := make([]matches, len(alt))
 		for j, w := range alt {
 			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct && !((u.split || u.misspelt) && i > 0))
@@ -1037,6 +1242,30 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 		ms[i] = combine(ws, and)
 	}
 	return combine(ms, or)
+}
+
+// wordPairs returns the matches of the adjacent words of a phrase joined,
+// as the index holds them (see written): the phrase's words in a row. A
+// number and a word are never joined: they match apart.
+func (s *searchIndex) wordPairs(alt []string, last, others bool) []matches {
+	var out []matches
+	for j := 1; j < len(alt); j++ {
+		a, b := alt[j-1], alt[j]
+		if isNumber(a) == isNumber(b) {
+			out = append(out, s.word(a+b, last && j == len(alt)-1, others, false))
+			continue
+		}
+		out = append(out, s.word(a, false, others, false), s.word(b, last && j == len(alt)-1, others, false))
+	}
+	return out
+}
+
+// exerciseName reports whether a phrase of the synonym table names
+// exercises rather than a vocabulary value: two words or more that are no
+// equipment, muscle, body part, type or difficulty ("leg raise", "crow
+// pose"; not "body weight" or "middle trapezius").
+func (s *searchIndex) exerciseName(alt []string) bool {
+	return len(alt) >= 2 && !s.phrases[stemmed(alt)] && s.primary[singularPhrase(alt)] == nil
 }
 
 // combine returns the matches of all of ms (op and) or any (op or).

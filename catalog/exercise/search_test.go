@@ -624,3 +624,123 @@ func TestSearchErrors(t *testing.T) {
 		t.Errorf("a relation with a query: %v, want invalid argument", err)
 	}
 }
+
+// rivalFile is a catalogue of chest and back families for the staples of
+// rival forms, equipments and "and": a press of 16 records, 5 of them
+// with dumbbells, a fly of 9 (one with a cable), a dip of 4 and a row of
+// 8 (three with a cable).
+func rivalFile() *File {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, family string, standard bool, equipment, target string) {
+		part := map[string]string{"pectoralis major": "chest", "latissimus dorsi": "back"}[target]
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{part}, Equipments: []string{equipment},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{target}, SecondaryMuscles: []string{},
+			Family: family, Pattern: "push", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: standard})
+	}
+	for i, name := range []string{"barbell press", "paused barbell press", "wide barbell press", "close barbell press", "tempo barbell press",
+		"pin barbell press", "board barbell press", "floor barbell press", "spoto barbell press", "larsen barbell press", "reverse barbell press"} {
+		add(fmt.Sprintf("p%02d", i), name, "press", i == 0, "barbell", "pectoralis major")
+	}
+	// The twist press has the lower id, but the dumbbell press is the
+	// root of the other dumbbell presses.
+	for i, name := range []string{"twist press", "dumbbell press", "paused dumbbell press", "neutral dumbbell press", "single dumbbell press"} {
+		add(fmt.Sprintf("q%02d", i), name, "press", false, "dumbbell", "pectoralis major")
+	}
+	for i, name := range []string{"dumbbell fly", "incline dumbbell fly", "decline dumbbell fly", "floor dumbbell fly", "twist dumbbell fly",
+		"single dumbbell fly", "paused dumbbell fly", "tempo dumbbell fly"} {
+		add(fmt.Sprintf("f%02d", i), name, "fly", i == 0, "dumbbell", "pectoralis major")
+	}
+	add("e00", "cable fly", "fly", false, "cable", "pectoralis major")
+	for i, name := range []string{"dip", "bench dip", "ring dip", "weighted dip"} {
+		add(fmt.Sprintf("d%02d", i), name, "dip", i == 0, "body weight", "pectoralis major")
+	}
+	for i, name := range []string{"barbell row", "pendlay row", "seal row", "yates row", "kroc row"} {
+		add(fmt.Sprintf("r%02d", i), name, "row", i == 0, "barbell", "latissimus dorsi")
+	}
+	for i, name := range []string{"cable row", "wide cable row", "close cable row"} {
+		add(fmt.Sprintf("s%02d", i), name, "row", false, "cable", "latissimus dorsi")
+	}
+	return f
+}
+
+// TestSearchRankingRivals: the version of a large family on an equipment
+// that more than a quarter of its records use is a staple beside its
+// standard form, after the standard forms of the next class; of the
+// versions of as many words, the root of the others.
+func TestSearchRankingRivals(t *testing.T) {
+	c := mustNew(t, rivalFile())
+	checkRanking(t, c, []rankingCase{
+		{"pecs", []string{"p00", "q01", "f00", "d00", "d01", "d02", "d03", "e00", "q00", "f01"}},
+		{"dumbbell", []string{"q01", "f00", "f01", "f02", "f03", "f04", "f05", "f06", "f07", "q02"}},
+	})
+}
+
+// TestSearchRankingEquipmentStaples: an equipment's versions of families
+// rank the families of more records with it first: the cable row, of
+// three, before the cable fly, of one, whatever their ids.
+func TestSearchRankingEquipmentStaples(t *testing.T) {
+	c := mustNew(t, rivalFile())
+	checkRanking(t, c, []rankingCase{
+		{"cable", []string{"s00", "e00", "s01", "s02"}},
+	})
+}
+
+// TestSearchRankingAndLeaders: "and" between muscles leads with the
+// first staple of each when the first of either does not train the
+// other: the press, then the row before the rest of the chest.
+func TestSearchRankingAndLeaders(t *testing.T) {
+	c := mustNew(t, rivalFile())
+	checkRanking(t, c, []rankingCase{
+		{"chest and back", []string{"p00", "r00", "q01", "f00", "d00", "d01", "d02", "d03", "e00", "q00"}},
+		{"chest back", nil}, // both at once: none
+	})
+}
+
+// TestSearchRankingRegion: a phrase that stands for two muscles or more
+// ("thighs": the quadriceps and the hamstrings) has for staples the
+// records that target two of them, whichever they name first.
+func TestSearchRankingRegion(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, family string, standard bool, targets ...string) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{"upper legs"}, Equipments: []string{"body weight"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: targets, SecondaryMuscles: []string{},
+			Family: family, Pattern: "legs", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: standard})
+	}
+	for i, name := range []string{"jump", "box jump", "tuck jump", "broad jump"} {
+		add(fmt.Sprintf("a%d", i), name, "jump", i == 0, "rectus abdominis", "quadriceps") // one of them
+	}
+	for i, name := range []string{"swing", "one-arm swing", "two-arm swing", "walking swing"} {
+		add(fmt.Sprintf("b%d", i), name, "swing", i == 0, "rectus abdominis", "quadriceps", "hamstrings") // two
+	}
+	for i, name := range []string{"squat", "box squat", "pause squat", "wide squat"} {
+		add(fmt.Sprintf("c%d", i), name, "squat", i == 0, "quadriceps")
+	}
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"thighs", []string{"b0", "c0", "a0", "a1", "a2", "a3", "b3", "c1", "c2", "c3"}},
+	})
+}
+
+// TestSearchSynonymExerciseNames: an exercise the synonym table stands
+// for is found by its name, not by words of the fields; for a phrase of
+// the table, its words in a row.
+func TestSearchSynonymExerciseNames(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, target, part string) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{part}, Equipments: []string{"dumbbell"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{target}, SecondaryMuscles: []string{},
+			Family: name, Pattern: "core", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: true})
+	}
+	add("a", "hanging knee raise", "rectus abdominis", "waist")
+	add("b", "calf raise", "quadriceps", "upper legs")            // "leg" in a field
+	add("c", "single-leg calf raise", "quadriceps", "upper legs") // "leg" and "raise" apart
+	add("d", "close-grip dumbbell bench press", "pectoralis major", "chest")
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"lower abs dumbbell", []string{"a"}},
+		{"cgbp dumbbell", []string{"d"}}, // an abbreviation's words need not be in a row
+	})
+}
