@@ -37,8 +37,11 @@ func (r Relation) String() string {
 // restricted to those f selects, ranked and paged as SPEC's ranked lists:
 // the cursor is a record of the list, and the record cap keeps the first
 // RecordCap ranks reachable. Errors: ErrNotFound for an unknown id, an
-// *ArgumentError, or a *CapError. A catalogue loaded from a version 1 file
-// has no families or patterns, so every relation is empty.
+// *ArgumentError, or a *CapError. f.Equipments means what one has at hand:
+// a related record must need none but these (all of its equipments among
+// them), where a listing takes a record needing any of them. A catalogue
+// loaded from a version 1 file has no families or patterns, so every
+// relation is empty.
 func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (Page, error) {
 	var bad ArgumentError
 	if rel != Variations && rel != Alternatives {
@@ -63,6 +66,11 @@ func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (P
 	}
 	k := rel.String() + "|" + strconv.FormatUint(uint64(src), 10) + "|" + key
 	r := c.ranking(k, func() *ranked {
+		// A relation answers "what can I do with what I have": with
+		// equipments given, a record needing any other equipment is out.
+		if other := c.otherEquipment(f.Equipments); other != nil {
+			set = roaring.AndNot(set, other)
+		}
 		if rel == Variations {
 			return c.variations(src, set)
 		}
@@ -146,4 +154,26 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 // equipmentSetKey identifies a set of equipments whatever its order.
 func equipmentSetKey(equipments []string) string {
 	return strings.Join(slices.Sorted(slices.Values(equipments)), "\x00")
+}
+
+// otherEquipment returns the records that need an equipment not among
+// equipments (values as a Filter takes them, already checked), or nil when
+// equipments holds none. The result is new and may be modified.
+func (c *Catalogue) otherEquipment(equipments []string) *roaring.Bitmap {
+	have := map[string]bool{}
+	for _, raw := range equipments {
+		if v := Canonical(raw); v != "" {
+			have[v] = true
+		}
+	}
+	if len(have) == 0 {
+		return nil
+	}
+	var other []*roaring.Bitmap
+	for name, b := range c.postings[byEquipment] {
+		if !have[name] {
+			other = append(other, b)
+		}
+	}
+	return roaring.FastOr(other...)
 }

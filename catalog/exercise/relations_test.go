@@ -48,6 +48,20 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
+// needsOnly reports whether x needs no equipment but those of have (as a
+// Filter gives them); with none given, any record does.
+func needsOnly(x Exercise, have []string) bool {
+	if len(have) == 0 {
+		return true
+	}
+	for _, e := range x.Equipments {
+		if !slices.ContainsFunc(have, func(h string) bool { return Canonical(h) == e }) {
+			return false
+		}
+	}
+	return true
+}
+
 func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 	all, err := model(f, flt, PageRequest{Limit: MaxLimit * 1000})
 	if err != nil {
@@ -92,7 +106,7 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 	var out []scored
 	for _, xp := range all.Exercises {
 		x := *xp
-		if x.ID == src.ID {
+		if x.ID == src.ID || !needsOnly(x, flt.Equipments) {
 			continue
 		}
 		switch rel {
@@ -162,6 +176,39 @@ func walkRelated(t *testing.T, c *Catalogue, rel Relation, id string, flt Filter
 		}
 	}
 	return fwd, bwd, total
+}
+
+// TestRelatedEquipmentsAtHand: a relation's equipments are what one has
+// ("what can I do instead with what I have"), so a related record needing
+// anything else is left out, where the listing's any-of would keep a
+// record that needs one of them and something more.
+func TestRelatedEquipmentsAtHand(t *testing.T) {
+	f := relatedFile(600, 3)
+	c := mustNew(t, f)
+	have := []string{" Body Weight", "dumbbell"}
+	for _, rel := range []Relation{Variations, Alternatives} {
+		left, kept := 0, 0
+		for _, src := range f.Exercises[:60] {
+			all, _, _ := walkRelated(t, c, rel, src.ID, Filter{}, MaxLimit, 0)
+			got, _, _ := walkRelated(t, c, rel, src.ID, Filter{Equipments: have}, MaxLimit, 0)
+			var want []string
+			for _, id := range all {
+				x := f.Exercises[slices.IndexFunc(f.Exercises, func(x Exercise) bool { return x.ID == id })]
+				if needsOnly(x, have) {
+					want = append(want, id)
+				} else if slices.Contains(x.Equipments, "body weight") || slices.Contains(x.Equipments, "dumbbell") {
+					left++ // the listing's any-of would keep it
+				}
+			}
+			kept += len(want)
+			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Errorf("%s of %s with %q:\n got %v\nwant %v", rel, src.ID, have, got, want)
+			}
+		}
+		if left == 0 || kept == 0 {
+			t.Fatalf("%s: the test data should hold records kept (%d) and records needing more (%d)", rel, kept, left)
+		}
+	}
 }
 
 func TestRelatedMatchesModel(t *testing.T) {
