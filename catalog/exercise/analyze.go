@@ -241,8 +241,11 @@ type unit struct {
 	// first split into the words it runs together (see splitRunTogether);
 	// misspelt: its alternatives after the first are the words of the
 	// synonym table that the first misspells and what they stand for (see
-	// correctSynonyms).
-	joined, split, misspelt bool
+	// correctSynonyms); completed: its second alternative is the one word
+	// that the first, typed so far, begins (see completeWord). The first
+	// alternative of a unit split, misspelt or completed is corrected as a
+	// word alone is; the others are not.
+	joined, split, misspelt, completed bool
 	// and: "and" follows the unit in the query (see orAnatomy); parts
 	// holds the alternatives of each muscle or body part that "and" joined
 	// into the unit.

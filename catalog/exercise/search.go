@@ -60,6 +60,12 @@ type searchIndex struct {
 	// its records: a name that ends with what the query ends with ranks
 	// first.
 	head map[string]*roaring.Bitmap
+	// familyWord maps each word of the name of a family of at least
+	// minNamedFamily records, singular, to the records of the family: a
+	// query that names the family ("incline dumbbell": the incline press)
+	// ranks them as if it named their head. familyRecords holds the
+	// records of each family until finish.
+	familyWord, familyRecords map[string]*roaring.Bitmap
 	// stemHead maps the stem of each head to its records: an exercise
 	// type may be named for the head of its exercises ("stretching",
 	// "stretch").
@@ -152,7 +158,7 @@ func newSearchIndex(muscles []Muscle) *searchIndex {
 	s := &searchIndex{
 		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{}, aliasOnly: map[string]*roaring.Bitmap{},
 		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
-		head: map[string]*roaring.Bitmap{}, familySize: map[string]int{}, standardOf: map[string]uint32{},
+		head: map[string]*roaring.Bitmap{}, familyWord: map[string]*roaring.Bitmap{}, familyRecords: map[string]*roaring.Bitmap{}, familySize: map[string]int{}, standardOf: map[string]uint32{},
 		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{}, whole: map[string]bool{},
 		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{}, secondTargets: map[string]*roaring.Bitmap{},
 		strength: roaring.New(), loaded: roaring.New(), types: map[string]bool{}, anatomy: map[string]bool{}, muscles: map[string]bool{},
@@ -198,6 +204,12 @@ type shortName struct {
 // finish to choose a family's version on an equipment: a synthetic family
 // of thousands of records would cost much for nothing.
 const maxVersionTies, maxFamilyNames = 16, 64
+
+// minNamedFamily is the smallest family whose name's words rank its
+// records as a head does: a movement of many variants is what they mean
+// ("incline dumbbell": the incline press, of 18; "seated dumbbell" is no
+// seated calf raise, of 6).
+const minNamedFamily = 8
 
 // minRivalFamily is the smallest family that may have a rival form: one
 // of the two largest size classes, a movement done in many ways.
@@ -291,6 +303,9 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 	}
 	for _, h := range heads(headPhrase(x.Name)) {
 		group(s.head, h, pos)
+	}
+	if x.Family != "" {
+		group(s.familyRecords, x.Family, pos)
 	}
 	ws := words(x.Name)
 	s.words[min(len(ws), maxNameWords)].Add(pos)
@@ -470,7 +485,22 @@ func (s *searchIndex) finish() {
 		}
 		s.equipmentStaples[e] = masks
 	}
+	for family, b := range s.familyRecords {
+		if s.familySize[family] < minNamedFamily {
+			continue
+		}
+		for _, w := range words(family) {
+			if !isNumber(w) {
+				k := singular(w)
+				s.familyWord[k] = or(orEmpty(s.familyWord[k]), b).Clone()
+			}
+		}
+	}
+	for _, b := range s.familyWord {
+		b.RunOptimize()
+	}
 	s.familySize, s.standardOf, s.shortest, s.equipmentOf, s.familyNames, s.familyEquipment = nil, nil, nil, nil, nil, nil
+	s.familyRecords = nil
 	for _, b := range append(s.standard[:], s.words[:]...) {
 		if !b.IsEmpty() {
 			b.RunOptimize()
@@ -541,7 +571,7 @@ func checkQuery(q string, bad *ArgumentError) {
 // A search touches the name's words only when a page reads them.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
-	units := s.orAnatomy(s.completeSynonyms(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase))))))
+	units := s.orAnatomy(s.completeWord(s.completeSynonyms(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))))))
 	ms := make([]matches, len(units))
 	var inName, fields []*roaring.Bitmap
 	for i, u := range units {
@@ -560,7 +590,7 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// fields have them too:
 	// "chest dumbbell" is a dumbbell exercise for the chest before it is a
 	// "chest-supported dumbbell row".
-	headed := roaring.And(all, s.headed(units))
+	headed := roaring.And(all, or(s.headed(units), orEmpty(s.familyNamed(units))))
 	confirmed := empty
 	if len(fields) > 0 {
 		confirmed = roaring.FastAnd(append(fields, all)...)
@@ -1150,6 +1180,77 @@ func (s *searchIndex) headed(units []unit) *roaring.Bitmap {
 	return or(out...)
 }
 
+// familyNamed returns the records of the families (of minNamedFamily
+// records or more) whose name has every word of the query before its
+// last unit that names no equipment, muscle, body part, type or
+// difficulty and is the head of no name (a word that says how, not
+// what: "incline", not "press"), or nil if there is no such word: the
+// query names the movement by its family, as "incline dumbbell" means
+// the incline press with dumbbells before the other incline dumbbell
+// exercises.
+func (s *searchIndex) familyNamed(units []unit) *roaring.Bitmap {
+	var each []*roaring.Bitmap
+	for _, u := range units[:max(0, len(units)-1)] {
+		for _, w := range u.alternatives[0] {
+			if stopWords[w] || isNumber(w) || s.field[stem(w)] != nil || s.head[singular(w)] != nil {
+				continue
+			}
+			b := s.familyWord[singular(w)]
+			if b == nil {
+				return nil
+			}
+			each = append(each, b)
+		}
+	}
+	if each == nil {
+		return nil
+	}
+	return and(each...)
+}
+
+// completeWord makes a last word typed so far that is no term of the
+// catalogue nor of the synonym table, of minCompletedWord letters or
+// more, the one word of names and aliases it begins, when it begins one
+// only but for endings ("incline dumb" is "incline dumbbell", "kettleb"
+// "kettlebell"; "hip thr" may be "thrust" or "thruster"), with that
+// word's synonyms: it ranks as the word typed whole. The word as typed
+// stays, corrected and completed as any other ("pigeon pse" is no
+// "pigeon pseudo").
+func (s *searchIndex) completeWord(units []unit) []unit {
+	n := len(units)
+	if n == 0 || !units[n-1].last || len(units[n-1].alternatives) != 1 || len(units[n-1].alternatives[0]) != 1 {
+		return units
+	}
+	w := units[n-1].alternatives[0][0]
+	if t := stem(w); len(w) < minCompletedWord || isNumber(w) || s.name[t] != nil || s.field[t] != nil || synonyms[t] != nil {
+		return units
+	}
+	var whole string
+	for _, c := range s.prefixed(w) {
+		t := s.surface[c]
+		if !s.whole[t] {
+			continue // a pair of words joined
+		}
+		switch {
+		case whole == "" || t == s.surface[whole] && len(c) < len(whole):
+			whole = c
+		case t != s.surface[whole]:
+			return units
+		}
+	}
+	if whole == "" {
+		return units
+	}
+	u := units[n-1]
+	u.completed = true
+	u.alternatives = addAlternatives([][]string{{w}, {whole}}, synonyms[stem(whole)]...)
+	return append(units[:n-1:n-1], u)
+}
+
+// minCompletedWord is the shortest last word completed to the one word it
+// begins.
+const minCompletedWord = 3
+
 // and is roaring.FastAnd without the copy of a single bitmap: its result
 // is only read.
 func and(bs ...*roaring.Bitmap) *roaring.Bitmap {
@@ -1212,7 +1313,7 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 	// A phrase of the synonym table is known: no typo of another word
 	// ("core" is no misspelt "cone"). A word split into the words it runs
 	// together is corrected as written, its parts are not.
-	correct := len(u.alternatives) == 1 || u.split || u.misspelt
+	correct := len(u.alternatives) == 1 || u.split || u.misspelt || u.completed
 	ms := make([]matches, len(alternatives))
 	for i, alt := range alternatives {
 		// An exercise the table stands for is found by its name: a "leg
@@ -1237,7 +1338,7 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 		}
 		ws := make([]matches, len(alt))
 		for j, w := range alt {
-			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct && !((u.split || u.misspelt) && i > 0))
+			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct && !((u.split || u.misspelt || u.completed) && i > 0))
 		}
 		ms[i] = combine(ws, and)
 	}
@@ -1551,7 +1652,7 @@ func (s *searchIndex) queryKeys(units []unit, corrected bool) []string {
 		for _, alt := range u.alternatives {
 			parts = append(parts, key(alt))
 		}
-		if w := u.alternatives[0]; corrected && (len(u.alternatives) == 1 || u.misspelt) && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
+		if w := u.alternatives[0]; corrected && (len(u.alternatives) == 1 || u.misspelt || u.completed) && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
 			for _, c := range s.similar(w[0], len(units) > 1) {
 				parts = append(parts, s.surface[c])
 			}

@@ -744,3 +744,37 @@ func TestSearchSynonymExerciseNames(t *testing.T) {
 		{"cgbp dumbbell", []string{"d"}}, // an abbreviation's words need not be in a row
 	})
 }
+
+// TestSearchRankingFamilyNamed: the words before the last that name a
+// family of many records (and no head nor vocabulary value) rank its
+// records as a head does; a last word typed so far that begins one word
+// only ranks as that word.
+func TestSearchRankingFamilyNamed(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, family string, standard bool, equipment string) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{"chest"}, Equipments: []string{equipment},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{"pectoralis major"}, SecondaryMuscles: []string{},
+			Family: family, Pattern: "push", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: standard})
+	}
+	add("a0", "incline dumbbell curl", "curl", true, "dumbbell")
+	add("a1", "incline dumbbell shrug", "shrug", true, "dumbbell")
+	add("a2", "seated dumbbell curl", "curl", false, "dumbbell")
+	for i, name := range []string{"barbell incline bench press", "dumbbell incline bench press", "paused incline bench press", "wide incline bench press",
+		"close incline bench press", "smith incline bench press", "tempo incline bench press", "pin incline bench press"} {
+		equipment := strings.Fields(name)[0]
+		if equipment != "dumbbell" {
+			equipment = "barbell"
+		}
+		add(fmt.Sprintf("b%d", i), name, "incline press", i == 0, equipment)
+	}
+	for i, name := range []string{"dumbbell seated calf raise", "seated calf raise", "bent-knee calf raise", "seated toe raise"} {
+		add(fmt.Sprintf("c%d", i), name, "seated calf raise", i == 1, "dumbbell")
+	}
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"incline dumbbell", []string{"b1", "a0", "a1"}},
+		{"incline dumb", []string{"b1", "a0", "a1"}},
+		{"seated dumbbell", []string{"a2", "c0", "c1", "c3"}}, // a family of 4 is no movement the word means
+	})
+}
