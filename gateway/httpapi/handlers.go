@@ -197,8 +197,9 @@ func cursor(id string) *string {
 }
 
 // respond renders a success body with a strong ETag derived from the
-// catalogue version and the body, keeps it in the response cache, and
-// sends it.
+// catalogue version and the body, offers it to the response cache, and
+// sends it. A body the cache does not keep goes back to the pool it was
+// rendered in.
 func (a *api) respond(c *gin.Context, version string, v any) {
 	body, err := encode(v)
 	if err != nil {
@@ -207,10 +208,11 @@ func (a *api) respond(c *gin.Context, version string, v any) {
 	}
 	e := respcache.NewEntry(`"`+version+"-"+strconv.FormatUint(xxhash.Sum64(body), 36)+`"`, body)
 	key := stateOf(c).cacheKey
-	if key != "" {
-		a.Cache.Put(key, version, e)
-	}
+	kept := key != "" && a.Cache.Put(key, version, e)
 	a.send(c, e, key)
+	if !kept {
+		recycle(body) // written (or compressed) by now; nothing else holds it
+	}
 }
 
 // send writes a rendered response in the coding the client prefers,

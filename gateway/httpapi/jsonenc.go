@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/exercisedb/exercisedb/pkg/bufpool"
 	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
 
@@ -23,7 +24,7 @@ func encode(v any) ([]byte, error) {
 		for i := range v.Data {
 			size += v.Data[i].size()
 		}
-		b = make([]byte, 0, size) // one allocation, no growth
+		b = newBody(size) // no growth
 		b = append(b, `{"success":`...)
 		b = strconv.AppendBool(b, v.Success)
 		b = append(b, `,"meta":{"total":`...)
@@ -51,7 +52,7 @@ func encode(v any) ([]byte, error) {
 		}
 		b = append(b, '}')
 	case exerciseBody:
-		b = make([]byte, 0, 64+v.Data.size())
+		b = newBody(64 + v.Data.size())
 		b = append(b, `{"success":`...)
 		b = strconv.AppendBool(b, v.Success)
 		b = append(b, `,"data":`...)
@@ -66,6 +67,17 @@ func encode(v any) ([]byte, error) {
 	}
 	return append(b, '\n'), nil
 }
+
+// bodies holds the buffers of rendered bodies that the response cache
+// did not keep, for the next body to be rendered into once written.
+var bodies bufpool.Pool
+
+// newBody returns an empty buffer of capacity size or more.
+func newBody(size int) []byte { return (*bodies.Get(size))[:0] }
+
+// recycle hands body to the next newBody: the caller must not use it
+// afterwards, nor have given it to anything that does.
+func recycle(body []byte) { bodies.Put(&body) }
 
 func (x *exerciseJSON) append(b []byte) []byte {
 	return exercisejson.Append(b, x.Head, x.Image, x.Content)

@@ -7,14 +7,20 @@
 //
 // The cache is bounded twice: in entries, and in bytes (keys, entity tags
 // and bodies, compressed ones included), so that many large responses,
-// or many keys, cannot grow it past its budget.
+// or many keys, cannot grow it past its budget. And it keeps a response
+// only the second time it is offered (a doorkeeper, as in TinyLFU), so
+// that queries that never repeat, a crawl or a flood of distinct ones,
+// neither evict the responses that are asked for again nor cost a copy
+// kept in memory.
 package respcache
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
@@ -94,7 +100,16 @@ type Cache struct {
 	aliases  *simplelru.LRU[string, string]
 	bytes    int64
 	maxBytes int64
+	// seen is the doorkeeper: the hashes of keys offered once, each in
+	// the slot its low bits name, so that a newer key overwrites an older
+	// mark and marks age without a sweep.
+	seen []uint64
 }
+
+// seenPerEntry sizes the doorkeeper: its slots per entry of the cache,
+// so that a key offered again after about that many entries' worth of
+// other first offers is still recognised (8 bytes a slot).
+const seenPerEntry = 4
 
 // aliasOverhead approximates what an alias costs besides its two keys.
 const aliasOverhead = 128
@@ -102,7 +117,7 @@ const aliasOverhead = 128
 // New returns a cache of at most maxEntries responses (and as many
 // aliases) and maxBytes bytes.
 func New(maxEntries int, maxBytes int64) (*Cache, error) {
-	c := &Cache{maxBytes: maxBytes}
+	c := &Cache{maxBytes: maxBytes, seen: make([]uint64, 1<<bits.Len(uint(max(maxEntries, 1)*seenPerEntry-1)))}
 	entries, err := simplelru.NewLRU(maxEntries, func(key string, e Entry) { c.bytes -= e.size(key) })
 	if err != nil {
 		return nil, err
@@ -126,6 +141,7 @@ func (c *Cache) SetVersion(v string) {
 		c.version = v
 		c.entries.Purge()
 		c.aliases.Purge()
+		clear(c.seen)
 	}
 }
 
@@ -172,14 +188,25 @@ func (c *Cache) Alias(alias, key string) {
 	c.shrink()
 }
 
-// Put keeps e for key if version is the one now served: a response from a
-// replica still on another version is not kept.
-func (c *Cache) Put(key, version string, e Entry) {
+// Put keeps e for key if version is the one now served (a response from
+// a replica still on another version is not kept) and key was offered
+// before, since the doorkeeper last saw it. It reports whether e was
+// kept: if not, the caller may reuse e's body once it is written.
+func (c *Cache) Put(key, version string, e Entry) bool {
+	h := xxhash.Sum64String(key) | 1 // 0 marks an empty slot
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if version != "" && version == c.version {
-		c.store(key, e)
+	if version == "" || version != c.version {
+		return false
 	}
+	slot := &c.seen[h&uint64(len(c.seen)-1)]
+	if *slot != h {
+		*slot = h
+		return false
+	}
+	*slot = 0
+	c.store(key, e)
+	return true
 }
 
 // AddEncoding keeps enc beside the body of the entry for key, if that

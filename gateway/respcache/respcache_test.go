@@ -12,13 +12,13 @@ func TestCacheFollowsTheVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := Entry{ETag: `"v1-a"`, Body: []byte("{}")}
-	c.Put("k", "v1", e)
+	keep(c, "k", "v1", e)
 	if _, ok := c.Get("k"); ok {
 		t.Fatal("an entry was kept while the version was unknown")
 	}
 	c.SetVersion("v1")
-	c.Put("k", "v1", e)
-	c.Put("old", "v0", e) // rendered by a replica on another version
+	keep(c, "k", "v1", e)
+	keep(c, "old", "v0", e) // rendered by a replica on another version
 	if got, ok := c.Get("k"); !ok || got.ETag != e.ETag {
 		t.Errorf("Get(k) = %v, %v", got, ok)
 	}
@@ -34,9 +34,9 @@ func TestCacheFollowsTheVersion(t *testing.T) {
 		t.Error("a new version kept old entries")
 	}
 	c.SetVersion("v2")
-	c.Put("a", "v2", e)
-	c.Put("b", "v2", e)
-	c.Put("c", "v2", e)
+	keep(c, "a", "v2", e)
+	keep(c, "b", "v2", e)
+	keep(c, "c", "v2", e)
 	if _, ok := c.Get("a"); ok || c.Len() != 2 {
 		t.Errorf("the cache is not bounded: %d entries", c.Len())
 	}
@@ -55,7 +55,7 @@ func TestCacheIsBoundedInBytes(t *testing.T) {
 	c.SetVersion("v1")
 	body := []byte(strings.Repeat("x", 4000))
 	for i := range 100 {
-		c.Put("k"+strconv.Itoa(i), "v1", Entry{ETag: `"v1-a"`, Body: body})
+		keep(c, "k"+strconv.Itoa(i), "v1", Entry{ETag: `"v1-a"`, Body: body})
 		if c.Bytes() > budget {
 			t.Fatalf("after %d entries the cache holds %d bytes, over its budget of %d", i+1, c.Bytes(), budget)
 		}
@@ -88,14 +88,14 @@ func TestCacheIsBoundedInBytes(t *testing.T) {
 
 	// An entry larger than the budget is not kept, and a replaced entry is
 	// counted once.
-	c.Put("huge", "v1", Entry{Body: make([]byte, budget)})
+	keep(c, "huge", "v1", Entry{Body: make([]byte, budget)})
 	if _, ok := c.Get("huge"); ok {
 		t.Error("an entry larger than the budget was kept")
 	}
 	c.SetVersion("v2")
-	c.Put("k", "v2", Entry{Body: body})
+	keep(c, "k", "v2", Entry{Body: body})
 	one := c.Bytes()
-	c.Put("k", "v2", Entry{Body: body})
+	keep(c, "k", "v2", Entry{Body: body})
 	if c.Bytes() != one {
 		t.Errorf("replacing an entry counted it twice: %d bytes, want %d", c.Bytes(), one)
 	}
@@ -115,7 +115,7 @@ func TestAlias(t *testing.T) {
 	c.Alias("sent", "k") // version unknown: not kept
 	c.SetVersion("v1")
 	empty := c.Bytes()
-	c.Put("k", "v1", NewEntry(`"v1-a"`, []byte("{}")))
+	keep(c, "k", "v1", NewEntry(`"v1-a"`, []byte("{}")))
 	withEntry := c.Bytes()
 	c.Alias("sent", "k")
 	c.Alias("sent", "k") // again: counted once
@@ -140,5 +140,42 @@ func TestAlias(t *testing.T) {
 	c.SetVersion("v2")
 	if c.Bytes() != empty || c.Len() != 0 {
 		t.Errorf("after a new version: %d bytes, %d entries", c.Bytes(), c.Len())
+	}
+}
+
+// keep offers e twice, as the second request for a key does: the first
+// offer only leaves the doorkeeper's mark.
+func keep(c *Cache, key, version string, e Entry) bool {
+	c.Put(key, version, e)
+	return c.Put(key, version, e)
+}
+
+// A response is kept the second time it is offered, so that a stream of
+// keys offered once each (a crawl, distinct queries) evicts nothing.
+func TestDoorkeeper(t *testing.T) {
+	c, err := New(8, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetVersion("v1")
+	e := NewEntry(`"v1-a"`, []byte("{}"))
+	if c.Put("k", "v1", e) {
+		t.Fatal("kept on its first offer")
+	}
+	if !c.Put("k", "v1", e) {
+		t.Fatal("not kept on its second offer")
+	}
+	for i := range 1000 {
+		if c.Put("once"+strconv.Itoa(i), "v1", e) {
+			t.Fatalf("key %d kept on its first offer", i)
+		}
+	}
+	if _, ok := c.Get("k"); !ok || c.Len() != 1 {
+		t.Errorf("keys offered once evicted the kept one: %d entries", c.Len())
+	}
+	c.Put("again", "v1", e)
+	c.SetVersion("v2") // a new version forgets the marks with the entries
+	if c.Put("again", "v2", e) {
+		t.Error("a mark outlived the version it was made under")
 	}
 }

@@ -8,6 +8,7 @@ package vtcodec
 import (
 	"fmt"
 
+	"github.com/exercisedb/exercisedb/pkg/bufpool"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
@@ -26,6 +27,10 @@ type vtMessage interface {
 type unsafeMessage interface {
 	UnmarshalVTUnsafe([]byte) error
 }
+
+// buffers holds the buffers of marshalled messages, which overwrite
+// every byte they are given.
+var buffers mem.BufferPool = &bufpool.Pool{}
 
 // Codec is the codec; its zero value is ready to use.
 type Codec struct{}

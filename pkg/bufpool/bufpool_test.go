@@ -1,12 +1,12 @@
-package vtcodec
+package bufpool
 
 import (
 	"math/bits"
 	"testing"
 )
 
-func TestSizedPool(t *testing.T) {
-	var p sizedPool
+func TestPool(t *testing.T) {
+	var p Pool
 	for _, n := range []int{1, 1000, 1024, 1025, 70_000, 4 << 20, 4<<20 + 1} {
 		b := p.Get(n)
 		if len(*b) != n || cap(*b) < n {
