@@ -79,6 +79,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Read().Collector())
+	if tlsFiles != nil {
+		reg.MustRegister(tlsFiles.Collector("grpc"))
+	}
 	svc := &grpcapi.Service{}
 	grpcSrv, health := grpcapi.NewServer(svc, callLog, reg, grpcOpts...)
 	if cfg.Reflection {

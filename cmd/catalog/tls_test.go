@@ -147,6 +147,10 @@ func TestBinaryCertificateRotation(t *testing.T) {
 		t.Error("after rotation, a client of the old CA still gets in")
 	}
 	p.waitLog(t, "TLS files reloaded")
+	if _, body := p.get(t, "/metrics"); !strings.Contains(body, `exercisedb_tls_last_reload_successful{files="grpc"} 1`) ||
+		!strings.Contains(body, `exercisedb_tls_certificate_expiry_timestamp_seconds{files="grpc"}`) {
+		t.Errorf("no TLS figures of the gRPC listener on /metrics:\n%s", body)
+	}
 }
 
 func dial(t *testing.T, p *process, creds grpc.DialOption) *grpc.ClientConn {

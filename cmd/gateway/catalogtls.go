@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -14,8 +15,9 @@ import (
 // catalogTransport returns the transport of the catalog connections, for
 // catalogclient.New (whose own insecure default it overrides): TLS from
 // catalog.tls, else plaintext. follow keeps the files current until ctx
-// ends; each new connection uses what they hold then.
-func catalogTransport(c *config.CatalogTLS, log *slog.Logger) (opt grpc.DialOption, follow func(context.Context) error, err error) {
+// ends; each new connection uses what they hold then. Their figures go to
+// reg under files="catalog".
+func catalogTransport(c *config.CatalogTLS, reg prometheus.Registerer, log *slog.Logger) (opt grpc.DialOption, follow func(context.Context) error, err error) {
 	if c == nil {
 		return grpc.WithTransportCredentials(insecure.NewCredentials()), func(context.Context) error { return nil }, nil
 	}
@@ -23,5 +25,6 @@ func catalogTransport(c *config.CatalogTLS, log *slog.Logger) (opt grpc.DialOpti
 	if err != nil {
 		return nil, nil, err
 	}
+	reg.MustRegister(files.Collector("catalog"))
 	return grpc.WithTransportCredentials(files.ClientCredentials(c.ServerName)), files.Watch, nil
 }

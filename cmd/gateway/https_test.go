@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -90,6 +91,24 @@ func TestHTTPS(t *testing.T) {
 	var unknown x509.UnknownAuthorityError
 	if _, _, err := get(client(oldCA, true)); !errors.As(err, &unknown) {
 		t.Errorf("a client trusting only the old CA: %v, want an unknown authority error", err)
+	}
+
+	// A rotation left half done (a key without its certificate) keeps the
+	// certificate in use, and says so on /metrics, not only in the log.
+	admin := newClient(t)
+	if v := counter(t, admin, g, `exercisedb_tls_reloads_total{files="public",result="ok"}`); v < 1 {
+		t.Errorf("reloads ok after the rotation: %v, want at least 1", v)
+	}
+	if v := counter(t, admin, g, `exercisedb_tls_certificate_expiry_timestamp_seconds{files="public"}`); v == 0 {
+		t.Error("no expiry of the public certificate on /metrics")
+	}
+	testcerts.WriteFile(t, filepath.Join(dir, "server.key"), newCA.Server(t, "127.0.0.1").KeyPEM)
+	eventually(t, "the failed reload on /metrics", func() (bool, string) {
+		v := counter(t, admin, g, `exercisedb_tls_last_reload_successful{files="public"}`)
+		return v == 0 && counter(t, admin, g, `exercisedb_tls_reloads_total{files="public",result="error"}`) >= 1, fmt.Sprint(v)
+	})
+	if resp, _, err := get(client(newCA, true)); err != nil || resp.StatusCode != 200 {
+		t.Errorf("after a failed reload: %v", err)
 	}
 }
 

@@ -107,7 +107,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	if tracing {
 		streams = 0 // one RPC, so one span, per call
 	}
-	catalogCreds, followCatalogCerts, err := catalogTransport(cfg.Catalog.TLS, log)
+	catalogCreds, followCatalogCerts, err := catalogTransport(cfg.Catalog.TLS, reg, log)
 	if err != nil {
 		return fmt.Errorf("catalog.tls: %w", err)
 	}
@@ -155,7 +155,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		defer cancel()
 		return catalog.Ready(ctx)
 	}
-	public, followCerts, err := publicServer(handler, cfg, log)
+	public, followCerts, err := publicServer(handler, cfg, reg, log)
 	if err != nil {
 		return err
 	}
@@ -222,8 +222,9 @@ func catalogDialOptions(reg prometheus.Registerer, tracing bool) []grpc.DialOpti
 
 // publicServer is the server of the public listener: HTTPS with HTTP/2
 // and HTTP/1.1 when tls is set, else HTTP/1.1 and, if h2c is set, HTTP/2
-// without TLS. follow keeps the certificate current until ctx ends.
-func publicServer(h http.Handler, cfg *config.Config, log *slog.Logger) (srv *http.Server, follow func(context.Context) error, err error) {
+// without TLS. follow keeps the certificate current until ctx ends; its
+// figures go to reg under files="public".
+func publicServer(h http.Handler, cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (srv *http.Server, follow func(context.Context) error, err error) {
 	srv = &http.Server{
 		Handler:           h,
 		ErrorLog:          logging.ServerErrors(log),
@@ -239,6 +240,7 @@ func publicServer(h http.Handler, cfg *config.Config, log *slog.Logger) (srv *ht
 		if err != nil {
 			return nil, nil, err
 		}
+		reg.MustRegister(certs.Collector("public"))
 		srv.TLSConfig = certs.ServerConfig()
 		follow = certs.Watch
 	}

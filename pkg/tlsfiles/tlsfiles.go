@@ -56,6 +56,10 @@ type Source struct {
 	log   *slog.Logger
 	cur   atomic.Pointer[material]
 	mu    sync.Mutex // serialises reloads
+
+	// The figures of Collector.
+	reloadsOK, reloadsFailed atomic.Uint64
+	failing                  atomic.Bool // the last reload failed
 }
 
 // Load reads the files. An error names the file at fault.
@@ -83,13 +87,17 @@ func (s *Source) Reload() error {
 	defer s.mu.Unlock()
 	m, err := read(s.files)
 	if err != nil {
+		s.failing.Store(true)
+		s.reloadsFailed.Add(1)
 		s.log.Warn("TLS files reload failed; the previous certificates stay in use", "err", err)
 		return err
 	}
+	s.failing.Store(false)
 	if slices.EqualFunc(m.raw, s.cur.Load().raw, bytes.Equal) {
 		return nil
 	}
 	s.cur.Store(m)
+	s.reloadsOK.Add(1)
 	s.log.Info("TLS files reloaded", "cert", s.files.CertFile, "ca", s.files.CAFile, "cert_not_after", m.certExpiry)
 	return nil
 }
