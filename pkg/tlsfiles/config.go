@@ -20,9 +20,12 @@ import (
 // that one returns replaces the copy to which net/http adds its ALPN
 // protocols, so HTTP/2 would be lost. NextProtos is left to the server
 // (net/http and grpc-go each add theirs).
+//
+// TLS 1.2 offers only serverSuites; TLS 1.3 has its own, all AEAD.
 func (s *Source) ServerConfig() *tls.Config {
 	c := &tls.Config{
-		MinVersion: tls.VersionTLS12,
+		MinVersion:   tls.VersionTLS12,
+		CipherSuites: serverSuites,
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 			if m := s.cur.Load(); m.cert != nil {
 				return m.cert, nil
@@ -37,6 +40,20 @@ func (s *Source) ServerConfig() *tls.Config {
 		}
 	}
 	return c
+}
+
+// serverSuites are the TLS 1.2 cipher suites a server accepts: ECDHE
+// with an AEAD cipher, as Mozilla's "intermediate" configuration has it.
+// Go's defaults add the CBC suites with SHA-1 (flagged weak by TLS
+// scanners); grpc-go already leaves those out of its listeners, and this
+// list makes net/http's (the gateway's public listener) refuse them too.
+var serverSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 }
 
 // verifyClient checks a client's chain as tls.RequireAndVerifyClientCert

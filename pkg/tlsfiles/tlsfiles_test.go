@@ -355,3 +355,44 @@ func TestSecretVolumeSwap(t *testing.T) {
 	publish("..v2", ca2)
 	eventually(t, "the certificate of the new ..data", func() error { return call(addr, clientOf(t, ca2, nil)) })
 }
+
+// TestServerCipherSuites: TLS 1.0 and 1.1 are refused, and so, on TLS 1.2,
+// are the CBC suites with SHA-1 that Go still offers by default; the AEAD
+// suites and TLS 1.3 are accepted.
+func TestServerCipherSuites(t *testing.T) {
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "ca")
+	cert, key := ca.Server(t, "catalog").Write(t, dir, "server")
+	log, _ := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveTLS(t, s.ServerConfig())
+	tests := []struct {
+		name    string
+		version uint16
+		suite   uint16 // 0: Go's defaults
+		ok      bool
+	}{
+		{"TLS 1.3", tls.VersionTLS13, 0, true},
+		{"TLS 1.2 AES-GCM", tls.VersionTLS12, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, true},
+		{"TLS 1.2 AES-256-GCM", tls.VersionTLS12, tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, true},
+		{"TLS 1.2 ChaCha20", tls.VersionTLS12, tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305, true},
+		{"TLS 1.2 AES-CBC-SHA", tls.VersionTLS12, tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, false},
+		{"TLS 1.2 AES-256-CBC-SHA", tls.VersionTLS12, tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, false},
+		{"TLS 1.1", tls.VersionTLS11, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := clientOf(t, ca, nil)
+			c.MinVersion, c.MaxVersion = tt.version, tt.version
+			if tt.suite != 0 {
+				c.CipherSuites = []uint16{tt.suite}
+			}
+			if err := call(addr, c); (err == nil) != tt.ok {
+				t.Errorf("handshake: %v, want success %v", err, tt.ok)
+			}
+		})
+	}
+}
