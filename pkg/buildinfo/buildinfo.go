@@ -17,6 +17,11 @@ import (
 // ("(devel)" for a build from a checkout).
 var Version string
 
+// Revision is the commit, for builds without VCS data (a Docker build,
+// whose context has no .git): set it like Version. Go's own VCS stamp
+// wins when there is one.
+var Revision string
+
 // Info describes a build.
 type Info struct {
 	Version   string // release or module version; "(devel)" from a checkout
@@ -28,7 +33,7 @@ type Info struct {
 // from the VCS stamp Go writes into binaries built from a checkout (go build
 // with -buildvcs, the default), so no build script is needed for it.
 func Read() Info {
-	info := Info{Version: Version, Revision: "unknown", GoVersion: "unknown"}
+	info := Info{Version: Version, Revision: cmp.Or(Revision, "unknown"), GoVersion: "unknown"}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return info

@@ -16,11 +16,15 @@ func TestRead(t *testing.T) {
 	if i.Version == "" || i.Revision == "" {
 		t.Errorf("Read() = %+v: empty fields", i)
 	}
-	old := Version
-	defer func() { Version = old }()
-	Version = "v9.9.9"
+	old, oldRevision := Version, Revision
+	defer func() { Version, Revision = old, oldRevision }()
+	Version, Revision = "v9.9.9", "0123abc"
 	if got := Read().Version; got != "v9.9.9" {
 		t.Errorf("with Version set by ldflags, Read().Version = %q", got)
+	}
+	// A test binary has no VCS stamp: the revision set by ldflags is used.
+	if got := Read().Revision; got != "0123abc" {
+		t.Errorf("with Revision set by ldflags, Read().Revision = %q", got)
 	}
 }
 
