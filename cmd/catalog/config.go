@@ -71,7 +71,7 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	version := fs.Bool("version", false, "print the version, commit and Go version, and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, "Usage: catalog [flags]\n\nServes the exercise catalogue over gRPC. Every flag can also be set by the\nenvironment variable it names; a flag given on the command line wins.\nSIGHUP reloads -data (changes on disk are also followed); SIGTERM or SIGINT\ndrain and stop.\n\nFlags:\n")
+			fmt.Fprint(stdout, "Usage: catalog [flags]\n\nServes the exercise catalogue over gRPC. Every flag can also be set by the\nenvironment variable it names; a flag given on the command line wins.\nSIGHUP reloads -data and the TLS files (changes on disk are also followed);\nSIGTERM or SIGINT drain and stop.\n\nFlags:\n")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return config{}, errHelp

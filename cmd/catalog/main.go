@@ -135,7 +135,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			if tlsFiles == nil {
 				return nil
 			}
-			return tlsFiles.Watch(ctx)
+			// Its own channel: a signal goes to every channel notified.
+			tlsHup := make(chan os.Signal, 1)
+			signal.Notify(tlsHup, syscall.SIGHUP)
+			defer signal.Stop(tlsHup)
+			return tlsFiles.Watch(ctx, tlsHup)
 		},
 		func(ctx context.Context) error { return serve.GRPC(ctx, grpcLn, grpcSrv, cfg.ShutdownTimeout) },
 	}, func(ctx context.Context) error {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/exercisedb/exercisedb/internal/testcerts"
@@ -140,4 +141,40 @@ func TestH2C(t *testing.T) {
 			t.Errorf("h2c client %v: %s %d, want %s 200", h2c, resp.Proto, resp.StatusCode, want)
 		}
 	}
+}
+
+// TestHTTPSSignalReload: a certificate behind a symlink into another
+// directory, renewed there in place, is a change the file watch cannot
+// see; SIGHUP, which the gateway's help and docs name for reloads, re-reads
+// it without a restart.
+func TestHTTPSSignalReload(t *testing.T) {
+	cat := startCatalog(t)
+	config := testConfig(t, cat.grpc, options{})
+	dir, elsewhere := filepath.Dir(config), t.TempDir()
+	oldCA, newCA := testcerts.NewCA(t, "old CA"), testcerts.NewCA(t, "new CA")
+	cert, key := oldCA.Server(t, "127.0.0.1").Write(t, elsewhere, "server")
+	for link, to := range map[string]string{"server.crt": cert, "server.key": key} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendConfig(t, config, "tls:\n  cert_file: server.crt\n  key_file: server.key\n")
+	newKey(t, config, "key_tls", "exercisedb=Pro")
+	g := startGateway(t, config)
+	trusting := func(ca *testcerts.CA) error {
+		c, err := tls.Dial("tcp", g.http, &tls.Config{RootCAs: ca.Pool()})
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	if err := trusting(oldCA); err != nil {
+		t.Fatal(err)
+	}
+	newCA.Server(t, "127.0.0.1").Write(t, elsewhere, "server")
+	g.signal(t, syscall.SIGHUP)
+	eventually(t, "the renewed certificate served after SIGHUP", func() (bool, string) {
+		err := trusting(newCA)
+		return err == nil, fmt.Sprint(err)
+	})
 }

@@ -71,6 +71,6 @@ The configuration format and every setting's default: docs/configuration.md.
 Environment (each overrides the setting named, when set and not empty):
 ` + config.EnvironmentHelp() + `
 Signals: SIGHUP reloads the keys (file changes and, with PostgreSQL, every
-change through any replica are also followed within a second);
-SIGTERM or SIGINT drain and stop.
+change through any replica are also followed within a second) and re-reads
+the TLS files (changes are also followed); SIGTERM or SIGINT drain and stop.
 `

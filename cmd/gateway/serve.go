@@ -107,7 +107,14 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	if tracing {
 		streams = 0 // one RPC, so one span, per call
 	}
-	catalogCreds, followCatalogCerts, err := catalogTransport(cfg.Catalog.TLS, reg, log)
+	// The TLS files follow SIGHUP too, each source on its own channel: a
+	// signal goes to every channel notified.
+	publicHup, catalogHup := make(chan os.Signal, 1), make(chan os.Signal, 1)
+	signal.Notify(publicHup, syscall.SIGHUP)
+	signal.Notify(catalogHup, syscall.SIGHUP)
+	defer signal.Stop(publicHup)
+	defer signal.Stop(catalogHup)
+	catalogCreds, followCatalogCerts, err := catalogTransport(cfg.Catalog.TLS, catalogHup, reg, log)
 	if err != nil {
 		return fmt.Errorf("catalog.tls: %w", err)
 	}
@@ -155,7 +162,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		defer cancel()
 		return catalog.Ready(ctx)
 	}
-	public, followCerts, err := publicServer(handler, cfg, reg, log)
+	public, followCerts, err := publicServer(handler, cfg, publicHup, reg, log)
 	if err != nil {
 		return err
 	}
@@ -222,9 +229,10 @@ func catalogDialOptions(reg prometheus.Registerer, tracing bool) []grpc.DialOpti
 
 // publicServer is the server of the public listener: HTTPS with HTTP/2
 // and HTTP/1.1 when tls is set, else HTTP/1.1 and, if h2c is set, HTTP/2
-// without TLS. follow keeps the certificate current until ctx ends; its
-// figures go to reg under files="public".
-func publicServer(h http.Handler, cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (srv *http.Server, follow func(context.Context) error, err error) {
+// without TLS. follow keeps the certificate current until ctx ends,
+// re-reading it also on each value from hup; its figures go to reg under
+// files="public".
+func publicServer(h http.Handler, cfg *config.Config, hup <-chan os.Signal, reg prometheus.Registerer, log *slog.Logger) (srv *http.Server, follow func(context.Context) error, err error) {
 	srv = &http.Server{
 		Handler:           h,
 		ErrorLog:          logging.ServerErrors(log),
@@ -242,7 +250,7 @@ func publicServer(h http.Handler, cfg *config.Config, reg prometheus.Registerer,
 		}
 		reg.MustRegister(certs.Collector("public"))
 		srv.TLSConfig = certs.ServerConfig()
-		follow = certs.Watch
+		follow = func(ctx context.Context) error { return certs.Watch(ctx, hup) }
 	}
 	if cfg.H2C {
 		srv.Protocols = new(http.Protocols)

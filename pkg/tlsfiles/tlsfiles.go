@@ -102,16 +102,20 @@ func (s *Source) Reload() error {
 	return nil
 }
 
-// Watch reloads the material whenever one of the files changes, until ctx
-// ends; it returns an error only if the files cannot be watched.
-func (s *Source) Watch(ctx context.Context) error {
-	return s.watch(ctx, func() {
+// Watch reloads the material whenever one of the files changes, and on
+// every value received from hup (the caller wires it with
+// signal.Notify(hup, syscall.SIGHUP); nil: never), until ctx ends; it
+// returns an error only if the files cannot be watched. The signal is
+// what re-reads a file whose change the watch cannot see: one behind a
+// symlink into another directory, rewritten there in place.
+func (s *Source) Watch(ctx context.Context, hup <-chan os.Signal) error {
+	return s.watch(ctx, hup, func() {
 		s.log.Info("following TLS files", "cert", s.files.CertFile, "key", s.files.KeyFile, "ca", s.files.CAFile)
 	})
 }
 
 // watch is Watch calling started once every file is watched.
-func (s *Source) watch(ctx context.Context, started func()) error {
+func (s *Source) watch(ctx context.Context, hup <-chan os.Signal, started func()) error {
 	paths := slices.DeleteFunc([]string{s.files.CertFile, s.files.KeyFile, s.files.CAFile}, func(p string) bool { return p == "" })
 	ready := make(chan struct{})
 	var left atomic.Int32
@@ -127,6 +131,20 @@ func (s *Source) watch(ctx context.Context, started func()) error {
 			return filewatch.Watch(gctx, p, nil, s.log, watching, func(filewatch.Reason) { _ = s.Reload() })
 		})
 	}
+	g.Go(func() error {
+		for {
+			select {
+			case <-gctx.Done():
+				return nil
+			case _, ok := <-hup:
+				if !ok {
+					return nil
+				}
+				s.log.Info("reloading TLS files on signal", "cert", s.files.CertFile, "ca", s.files.CAFile)
+				_ = s.Reload()
+			}
+		}
+	})
 	g.Go(func() error {
 		select {
 		case <-ready:

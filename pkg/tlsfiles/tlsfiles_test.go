@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,11 +90,14 @@ func eventually(t *testing.T, what string, cond func() error) {
 }
 
 // watch runs s.watch until the test ends and returns once files are watched.
-func watch(t *testing.T, s *Source) {
+func watch(t *testing.T, s *Source) { watchSignals(t, s, nil) }
+
+// watchSignals is watch with hup as the SIGHUP channel.
+func watchSignals(t *testing.T, s *Source, hup <-chan os.Signal) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	started, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- s.watch(ctx, func() { close(started) }) }()
+	go func() { done <- s.watch(ctx, hup, func() { close(started) }) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -394,5 +398,34 @@ func TestServerCipherSuites(t *testing.T) {
 				t.Errorf("handshake: %v, want success %v", err, tt.ok)
 			}
 		})
+	}
+}
+
+// TestSignalReload: a certificate behind a symlink into another directory,
+// rewritten there in place, is not seen by the watch (filewatch says so);
+// SIGHUP re-reads it, as the documentation tells operators to send.
+func TestSignalReload(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	ca1, ca2 := testcerts.NewCA(t, "ca1"), testcerts.NewCA(t, "ca2")
+	target, targetKey := ca1.Server(t, "catalog").Write(t, elsewhere, "server")
+	cert, key := filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
+	for link, to := range map[string]string{cert: target, key: targetKey} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, logged := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hup := make(chan os.Signal, 1)
+	watchSignals(t, s, hup)
+	addr := serveTLS(t, s.ServerConfig())
+	ca2.Server(t, "catalog").Write(t, elsewhere, "server")
+	hup <- syscall.SIGHUP
+	eventually(t, "the certificate re-read on SIGHUP served", func() error { return call(addr, clientOf(t, ca2, nil)) })
+	if !strings.Contains(logged.String(), "reloading TLS files on signal") {
+		t.Errorf("the signal is not logged:\n%s", logged)
 	}
 }
