@@ -25,6 +25,19 @@ import (
 // keysUsage lists the keys subcommands.
 const keysUsage = "usage: gateway keys create|list|disable|rotate|delete -config gateway.yaml ... (gateway keys VERB -h, or gateway -h, tells more)"
 
+// flagOf is the flag of each field a store's InputError may name.
+var flagOf = map[string]string{"id": "-id", "name": "-name", "products": "-product", "expiresAt": "-expires", "overlap": "-overlap"}
+
+// asFlag names the flag, not the admin API's field, in a value the store
+// refused ("-expires: the time is not in the future").
+func asFlag(err error) error {
+	var in *keys.InputError
+	if errors.As(err, &in) && flagOf[in.Field] != "" {
+		return &keys.InputError{Field: flagOf[in.Field], Message: in.Message}
+	}
+	return err
+}
+
 // keysCommand runs "gateway keys <verb>" against the store of the
 // configuration: the keys file, or PostgreSQL with keys_postgres_url.
 // Messages name the subcommand ("keys create: ..."); main prefixes them
@@ -67,7 +80,7 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			}
 			c, err := s.Create(ctx, keys.New{ID: *id, Name: *keyName, Products: subs, ExpiresAt: exp})
 			if err != nil {
-				return fmt.Errorf("keys create: %w", err)
+				return fmt.Errorf("keys create: %w", asFlag(err))
 			}
 			fmt.Fprintf(stderr, "added key %s to %s; the key is printed once and not stored: keep it now\n", c.ID, storeName(s, *configPath))
 			fmt.Fprintln(stdout, c.Secret)
@@ -93,7 +106,7 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 		run = withID(name, fs, func(s keys.Store, id string) error {
 			next, old, err := s.Rotate(ctx, id, *overlap)
 			if err != nil {
-				return err
+				return asFlag(err)
 			}
 			fmt.Fprintf(stderr, "key %s replaces %s, which expires at %s; the new key is printed once: keep it now\n",
 				next.ID, old.ID, old.ExpiresAt.Format(time.RFC3339))

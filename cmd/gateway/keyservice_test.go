@@ -386,9 +386,9 @@ func TestKeysCLIInvalidRow(t *testing.T) {
 func TestKeysCLINames(t *testing.T) {
 	config := testConfig(t, "127.0.0.1:1", options{})
 	for name, want := range map[string]string{
-		"\x1b[31mred":    "keys create: name: U+001B at byte 0 is a control character; want one line of printable text\n",
-		"evil\u202eppa":  "keys create: name: U+202E at byte 4 is an invisible format character",
-		"not utf-8 \xff": "keys create: name: not valid UTF-8\n",
+		"\x1b[31mred":    "keys create: -name: U+001B at byte 0 is a control character; want one line of printable text\n",
+		"evil\u202eppa":  "keys create: -name: U+202E at byte 4 is an invisible format character",
+		"not utf-8 \xff": "keys create: -name: not valid UTF-8\n",
 	} {
 		r := runGateway(t, "keys", "create", "-config", config, "-name", name, "-product", "exercisedb=Pro")
 		if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
@@ -429,6 +429,8 @@ func TestKeysCLIArguments(t *testing.T) {
 		{[]string{"delete", "-config", config, "key_a", "key_b"}, `gateway: keys delete: takes one key id, got 2 arguments`},
 		{[]string{"delete", "-config", config, "key_none"}, `gateway: keys delete: key "key_none": no key has this id`},
 		{[]string{"create", "-nope"}, `gateway: keys create: flag provided but not defined: -nope (gateway keys create -h lists its flags)`},
+		{[]string{"create", "-config", config, "-product", "exercisedb=Pro", "-expires", "2020-01-01T00:00:00Z"},
+			`gateway: keys create: -expires: the time is not in the future`}, // the flag, not the admin API's expiresAt
 		{[]string{"frobnicate"}, `gateway: unknown command "keys frobnicate"; usage: gateway keys create|list|disable|rotate|delete`},
 	} {
 		r := runGateway(t, append([]string{"keys"}, tt.args...)...)

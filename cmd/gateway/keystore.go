@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -54,7 +53,7 @@ func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Regist
 	} else {
 		f, err := keys.Open(cfg.KeysFile, log)
 		if err != nil {
-			return nil, fmt.Errorf("keys file: %w", err)
+			return nil, err // names the file, and says "keys file"
 		}
 		reloads := prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "exercisedb_gateway_key_reloads_total", Help: "Reloads of the keys file, by result.",

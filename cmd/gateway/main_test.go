@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -660,6 +661,7 @@ func TestStartupErrors(t *testing.T) {
 		name   string
 		edit   func(text string) string         // edits the configuration's text
 		noKeys bool                             // do not create the keys file
+		keys   string                           // the keys file's text, if not keys: []
 		env    map[string]string                // environment of the gateway
 		want   func(path, text string) []string // what stderr must name
 	}{
@@ -684,6 +686,12 @@ func TestStartupErrors(t *testing.T) {
 			edit:   func(text string) string { return text },
 			noKeys: true,
 			want:   func(path, _ string) []string { return []string{keysPath(path)} },
+		},
+		{
+			name: "invalid keys file",
+			edit: func(text string) string { return text },
+			keys: "keys:\n  - id: [\n",
+			want: func(path, _ string) []string { return []string{keysPath(path) + ": keys file: yaml: line 2"} },
 		},
 		{
 			name: "unknown media kind",
@@ -723,14 +731,14 @@ func TestStartupErrors(t *testing.T) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
-			if text == string(data) && !tt.noKeys && tt.env == nil {
+			if text == string(data) && !tt.noKeys && tt.env == nil && tt.keys == "" {
 				t.Fatal("the edit changed nothing")
 			}
 			if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if !tt.noKeys {
-				if err := os.WriteFile(keysPath(config), []byte("keys: []\n"), 0o600); err != nil {
+				if err := os.WriteFile(keysPath(config), []byte(cmp.Or(tt.keys, "keys: []\n")), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -745,6 +753,9 @@ func TestStartupErrors(t *testing.T) {
 			}
 			if strings.Contains(r.stderr, "gateway listening") {
 				t.Errorf("it listened before failing:\n%s", r.stderr)
+			}
+			if strings.Count(r.stderr, "keys file:") > 1 {
+				t.Errorf("the message says \"keys file:\" twice:\n%s", r.stderr)
 			}
 		})
 	}
