@@ -194,6 +194,7 @@ func TestNetHTTPAnswers(t *testing.T) {
 		{"GET /api/v1/liveness HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501},
 		{"GET /api/v1/liveness HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400},
 		{"GET /api/v1/liveness HTTP/3.0\r\nHost: x\r\n\r\n", 505},
+		{"GET /api/v1/liveness HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n", 417},
 	} {
 		conn, err := net.Dial("tcp", strings.TrimPrefix(s.gateway.URL, "http://"))
 		if err != nil {
