@@ -14,10 +14,10 @@ import (
 //go:embed openapi.json
 var openAPIDocument []byte
 
-// openAPIFile is the document as served: never compressed, as its
-// response is documented without Vary and Content-Encoding.
-var openAPIFile = newStaticFile(openAPIDocument, "application/json", "public, max-age=3600", false)
+// openAPIFile is the document as served: gzipped, like the /docs page
+// that fetches it, to clients that accept it (72 KB plain, 9 KB gzipped).
+var openAPIFile = newStaticFile(openAPIDocument, "application/json", "public, max-age=3600", true)
 
 // openAPI serves the OpenAPI document. Like the error pages it is public:
 // no key, no product. If-None-Match with its ETag gives 304.
-func (a *api) openAPI(c *gin.Context) { a.serveStatic(c, openAPIFile, false) }
+func (a *api) openAPI(c *gin.Context) { a.serveStatic(c, openAPIFile, a.Compression) }

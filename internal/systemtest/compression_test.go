@@ -221,3 +221,23 @@ func TestCanonicalQueries(t *testing.T) {
 		t.Errorf("an overlong query: %d %s", r.Code, r.Body)
 	}
 }
+
+// TestCompressedOpenAPI: the OpenAPI document, which /docs fetches on
+// every visit, is gzipped like the page, with its own strong ETag.
+func TestCompressedOpenAPI(t *testing.T) {
+	s := start(t, options{compression: true})
+	plain := s.serve(t, http.MethodGet, "/openapi.json", "key_none")
+	gz := s.serve(t, http.MethodGet, "/openapi.json", "key_none", "Accept-Encoding", "gzip")
+	if plain.Code != 200 || gz.Code != 200 || gz.Header().Get("Content-Encoding") != "gzip" || gz.Header().Get("Vary") != "Accept-Encoding" {
+		t.Fatalf("gzip: %d, Content-Encoding %q, Vary %q", gz.Code, gz.Header().Get("Content-Encoding"), gz.Header().Get("Vary"))
+	}
+	if !bytes.Equal(gunzip(t, gz.Body.Bytes()), plain.Body.Bytes()) || gz.Body.Len()*4 > plain.Body.Len() {
+		t.Errorf("gzip body: %d bytes for %d plain, or not the document", gz.Body.Len(), plain.Body.Len())
+	}
+	if gz.Header().Get("Content-Length") != strconv.Itoa(gz.Body.Len()) || gz.Header().Get("ETag") == plain.Header().Get("ETag") {
+		t.Errorf("gzip: Content-Length %q for %d bytes, ETag %q (plain %q)", gz.Header().Get("Content-Length"), gz.Body.Len(), gz.Header().Get("ETag"), plain.Header().Get("ETag"))
+	}
+	if r := s.serve(t, http.MethodGet, "/openapi.json", "key_none", "Accept-Encoding", "gzip", "If-None-Match", gz.Header().Get("ETag")); r.Code != http.StatusNotModified {
+		t.Errorf("If-None-Match with the gzip ETag: %d, want 304", r.Code)
+	}
+}
