@@ -73,6 +73,11 @@ func linkHost(r *http.Request) string {
 }
 
 func (a *api) noRoute(c *gin.Context) {
+	if c.Request.Method == http.MethodConnect { // authority-form: there is no path to name
+		c.Header("Allow", "GET, HEAD")
+		a.fail(c, apierror.New(http.StatusMethodNotAllowed, "CONNECT is not supported: this is an API, not a proxy; use GET or HEAD."))
+		return
+	}
 	a.fail(c, apierror.New(http.StatusNotFound, "There is no endpoint %s. The endpoints are %s.",
 		queryparam.Show(c.Request.URL.EscapedPath()), english.List(a.endpoints, "and")))
 }

@@ -214,6 +214,30 @@ func TestNetHTTPAnswers(t *testing.T) {
 	}
 }
 
+// TestConnect: a CONNECT (a client taking the gateway for a proxy) is a
+// 405 envelope that says so, not a 404 naming an empty path.
+func TestConnect(t *testing.T) {
+	s := start(t, options{})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.gateway.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	go io.WriteString(conn, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	var env struct {
+		Error struct{ Code, Message string }
+	}
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" || json.Unmarshal(body, &env) != nil || !strings.Contains(env.Error.Message, "CONNECT is not supported") {
+		t.Errorf("CONNECT: %d, Allow %q, %s; want a 405 envelope naming CONNECT", resp.StatusCode, resp.Header.Get("Allow"), body)
+	}
+}
+
 // TestEncodedSlashUnmatched: a path that spells a slash as %2F is 404, and
 // is counted as unmatched, not under the route its decoded form would take.
 func TestEncodedSlashUnmatched(t *testing.T) {
