@@ -78,15 +78,15 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		}
 		return config{}, fmt.Errorf("%w (catalog -h lists the flags)", err)
 	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
 	if *version {
 		fmt.Fprintln(stdout, "catalog", buildinfo.Read())
 		return config{}, errHelp
 	}
 	if envErr != nil {
 		return config{}, envErr
-	}
-	if fs.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
 		return config{}, fmt.Errorf("-log-level (CATALOG_LOG_LEVEL) %q: want debug, info, warn or error", *level)

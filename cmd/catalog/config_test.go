@@ -37,6 +37,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "bad format", args: []string{"-log-format", "xml"}, wantErr: "-log-format"},
 		{name: "bad timeout", args: []string{"-shutdown-timeout", "soon"}, wantErr: "-shutdown-timeout"},
 		{name: "stray argument", args: []string{"serve"}, wantErr: "unexpected argument"},
+		{name: "stray argument after -version", args: []string{"-version", "extra"}, wantErr: `unexpected argument "extra"`},
 		{name: "unknown flag", args: []string{"-port", "1"}, wantErr: "-port"},
 	}
 	for _, tt := range tests {

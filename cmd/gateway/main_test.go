@@ -789,6 +789,10 @@ func TestHelpAndVersion(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "gateway ") || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, runtime.Version()) {
 		t.Errorf("gateway -version: exit %d, stdout %q; want one line with the Go version", r.code, r.stdout)
 	}
+	r = runGateway(t, "-version", "extra")
+	if r.code != 1 || !strings.Contains(r.stderr, `unexpected argument "extra"`) {
+		t.Errorf("gateway -version extra: exit %d, stderr %q; want 1 naming the argument", r.code, r.stderr)
+	}
 	r = runGateway(t, "-nope")
 	if r.code != 1 || !strings.Contains(r.stderr, "-nope") || !strings.Contains(r.stderr, "gateway -h") {
 		t.Errorf("gateway -nope: exit %d, stderr %q; want 1 and a pointer to -h", r.code, r.stderr)

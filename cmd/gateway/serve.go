@@ -52,12 +52,12 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		return fmt.Errorf("%w (gateway -h lists the commands and flags)", err)
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
 	if *version {
 		fmt.Fprintln(stdout, "gateway", buildinfo.Read())
 		return nil
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	// Take SIGHUP over first: its default action would kill the process.
 	hup := make(chan os.Signal, 1)
