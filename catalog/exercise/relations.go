@@ -99,13 +99,18 @@ func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 
 // alternatives ranks the substitutes for src that set holds. Better first:
 //
-//  1. those that train every target muscle of src, before those that share
-//     only some;
-//  2. within each, the same family (the movement done with other
+//  1. those that train more of src's target muscles (all of them before
+//     all but one, and so on);
+//  2. within each, those no harder than src, then the harder ones, the
+//     least harder first (a substitute should not demand more, so a
+//     weighted pull-up comes after a lat pulldown as a pull-up's
+//     substitute);
+//  3. within each, the same family (the movement done with other
 //     equipment) before other families of the pattern;
-//  3. within each, those no harder than src before harder ones (a
-//     substitute should not demand more);
-//  4. within each, as in search, the standard forms (of larger families
+//  4. within each, those whose target muscles src trains too (as targets
+//     or secondary muscles) before those that aim at a muscle src does not
+//     train at all (a thruster is a squat and a press);
+//  5. within each, as in search, the standard forms (of larger families
 //     first), then names of fewer words, the plain form before its
 //     elaborations: push-up before shoulder tap push-up.
 //
@@ -130,25 +135,72 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 	// The members of src's family that need exactly its equipment are
 	// variations, not substitutes.
 	candidates.AndNot(roaring.And(fam, c.equipmentSets[equipmentSetKey(x.Equipments)]))
-	every := roaring.FastAnd(append([]*roaring.Bitmap{candidates}, targets...)...)
-	some := roaring.AndNot(candidates, every)
-	var easier []*roaring.Bitmap // difficulties up to src's
-	for _, d := range c.vocab.Difficulties {
-		easier = append(easier, c.postings[byDifficulty][d.Name])
-		if d.Name == x.Difficulty {
-			break
+	// The records that aim at a muscle src does not train at all, as a
+	// target or a secondary muscle.
+	var others []*roaring.Bitmap
+	for m, b := range c.postings[byTargetMuscle] {
+		if !slices.Contains(x.TargetMuscles, m) && !slices.Contains(x.SecondaryMuscles, m) && b != nil {
+			others = append(others, b)
 		}
 	}
-	notHarder := roaring.FastOr(easier...)
+	beyond := roaring.FastOr(others...)
+	// Difficulty groups: up to src's, then each harder one in turn.
+	var groups []*roaring.Bitmap
+	notHarder := roaring.New()
+	for _, d := range c.vocab.Difficulties {
+		b := c.postings[byDifficulty][d.Name]
+		if b == nil {
+			b = roaring.New()
+		}
+		if len(groups) == 0 {
+			notHarder.Or(b)
+			if d.Name == x.Difficulty {
+				groups = append(groups, notHarder)
+			}
+			continue
+		}
+		groups = append(groups, b)
+	}
+	if len(groups) == 0 { // src's difficulty is not in the vocabulary
+		groups = append(groups, notHarder)
+	}
 	var tiers []*roaring.Bitmap
-	for _, muscles := range []*roaring.Bitmap{every, some} {
-		inFamily := roaring.And(muscles, fam)
-		others := roaring.AndNot(muscles, fam)
-		for _, group := range []*roaring.Bitmap{inFamily, others} {
-			tiers = append(tiers, roaring.And(group, notHarder), roaring.AndNot(group, notHarder))
+	for _, shared := range sharedCounts(candidates, targets) {
+		for _, g := range groups {
+			group := roaring.And(shared, g)
+			for _, kin := range []*roaring.Bitmap{roaring.And(group, fam), roaring.AndNot(group, fam)} {
+				tiers = append(tiers, roaring.AndNot(kin, beyond), roaring.And(kin, beyond))
+			}
 		}
 	}
 	return newSplitRanked(tiers, c.searchIdx.masks)
+}
+
+// sharedCounts splits candidates by how many of the targets hold them,
+// most first: the result's i-th bitmap holds the candidates in exactly
+// len(targets)-i of them; candidates in none are left out.
+func sharedCounts(candidates *roaring.Bitmap, targets []*roaring.Bitmap) []*roaring.Bitmap {
+	// byCount[k]: the candidates in exactly k of the targets seen so far.
+	byCount := []*roaring.Bitmap{candidates.Clone()}
+	for _, t := range targets {
+		next := make([]*roaring.Bitmap, len(byCount)+1)
+		for k, b := range byCount {
+			in := roaring.And(b, t)
+			b.AndNot(t)
+			if next[k] == nil {
+				next[k] = b
+			} else {
+				next[k].Or(b)
+			}
+			next[k+1] = in
+		}
+		byCount = next
+	}
+	out := make([]*roaring.Bitmap, 0, len(targets))
+	for k := len(byCount) - 1; k >= 1; k-- {
+		out = append(out, byCount[k])
+	}
+	return out
 }
 
 // equipmentSetKey identifies a set of equipments whatever its order.

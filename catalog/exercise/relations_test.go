@@ -73,14 +73,18 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 			src = x
 		}
 	}
-	share := func(x Exercise) (some, every bool) {
-		n := 0
-		for _, m := range src.TargetMuscles {
-			if slices.Contains(x.TargetMuscles, m) {
-				n++
+	// share counts the target muscles of src that x trains, and reports
+	// (as 1) whether x aims at a muscle src does not train at all.
+	share := func(x Exercise) (shared, beyond int) {
+		for _, m := range x.TargetMuscles {
+			switch {
+			case slices.Contains(src.TargetMuscles, m):
+				shared++
+			case !slices.Contains(src.SecondaryMuscles, m):
+				beyond = 1
 			}
 		}
-		return n > 0, n == len(src.TargetMuscles)
+		return shared, beyond
 	}
 	rank := map[string]int{"beginner": 0, "intermediate": 1, "advanced": 2}
 	type scored struct {
@@ -115,20 +119,19 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 				out = append(out, scored{x, rank[x.Difficulty]})
 			}
 		case Alternatives:
-			some, every := share(x)
-			if x.Pattern != src.Pattern || !some || (x.Family == src.Family && sameSet(x.Equipments, src.Equipments)) {
+			shared, beyond := share(x)
+			if x.Pattern != src.Pattern || shared == 0 || (x.Family == src.Family && sameSet(x.Equipments, src.Equipments)) {
 				continue
 			}
-			tier := 0
-			if !every {
-				tier += 4
-			}
+			// Most of src's targets first; then no harder, then the least
+			// harder; then the same family; then no other target.
+			tier := len(src.TargetMuscles) - shared
+			tier = 3*tier + max(0, rank[x.Difficulty]-rank[src.Difficulty])
+			tier = 2 * tier
 			if x.Family != src.Family {
-				tier += 2
-			}
-			if rank[x.Difficulty] > rank[src.Difficulty] {
 				tier++
 			}
+			tier = 2*tier + beyond
 			out = append(out, scored{x, tier})
 		}
 	}
@@ -337,5 +340,86 @@ func TestRelatedVersion1(t *testing.T) {
 		if err != nil || p.Total != 0 || len(p.Exercises) != 0 {
 			t.Fatalf("%s: %+v, %v", rel, p, err)
 		}
+	}
+}
+
+// TestAlternativesOrder: the ranking a coach expects, on hand-made
+// records. A substitute that demands more comes after one that does not,
+// even of the same family (a weighted lat pulldown is no substitute for
+// someone who cannot do a lat pulldown), the least harder first; one that
+// trains more of the exercise's target muscles comes first, and one that
+// also aims elsewhere after one that does not.
+func TestAlternativesOrder(t *testing.T) {
+	type rec struct {
+		name, family, difficulty, equipment string
+		targets                             []string
+		standard                            bool
+	}
+	for _, tc := range []struct {
+		name string
+		src  string
+		recs []rec
+		want []string
+	}{
+		{
+			name: "difficulty before family, least harder first",
+			src:  "lat pulldown",
+			recs: []rec{
+				{"lat pulldown", "pulldown", "beginner", "cable", []string{"latissimus dorsi"}, true},
+				{"weighted lat pulldown", "pulldown", "advanced", "dumbbell", []string{"latissimus dorsi"}, false},
+				{"rope climb", "climb", "advanced", "body weight", []string{"latissimus dorsi"}, false},
+				{"chest-to-bar pull-up", "pull-up", "intermediate", "body weight", []string{"latissimus dorsi"}, false},
+				{"assisted pull-up", "pull-up", "beginner", "barbell", []string{"latissimus dorsi"}, false},
+			},
+			want: []string{"assisted pull-up", "chest-to-bar pull-up", "weighted lat pulldown", "rope climb"},
+		},
+		{
+			name: "more shared targets first, then nothing beyond them",
+			src:  "deadlift",
+			recs: []rec{
+				{"deadlift", "deadlift", "beginner", "barbell", []string{"hamstrings", "quadriceps", "rectus abdominis"}, true},
+				{"sumo pull", "sumo", "beginner", "barbell", []string{"quadriceps"}, false},
+				{"romanian deadlift", "romanian", "beginner", "barbell", []string{"hamstrings", "quadriceps"}, false},
+				{"hinge and press", "complex", "beginner", "barbell", []string{"hamstrings", "quadriceps", "rectus abdominis", "pectoralis major"}, false},
+				{"long stiff leg deadlift", "stiff", "beginner", "barbell", []string{"hamstrings", "quadriceps", "rectus abdominis"}, false},
+			},
+			want: []string{"long stiff leg deadlift", "hinge and press", "romanian deadlift", "sumo pull"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+			parts := map[string]string{}
+			for _, m := range f.Vocabularies.Muscles {
+				parts[m.Name] = m.BodyPart
+			}
+			for _, r := range tc.recs {
+				var bodyParts []string
+				for _, m := range r.targets {
+					if !slices.Contains(bodyParts, parts[m]) {
+						bodyParts = append(bodyParts, parts[m])
+					}
+				}
+				f.Exercises = append(f.Exercises, Exercise{
+					ID: IDFor(r.name), Name: r.name, BodyParts: bodyParts,
+					Equipments: []string{r.equipment}, ExerciseTypes: []string{"strength"},
+					Difficulty: r.difficulty, TargetMuscles: r.targets, SecondaryMuscles: []string{},
+					Family: r.family, Pattern: "hinge and pull", Standard: r.standard,
+					Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+					Tips: []string{"Breathe."}, Aliases: []string{},
+				})
+			}
+			c := mustNew(t, f)
+			p, err := c.Related(Alternatives, IDFor(tc.src), Filter{}, PageRequest{Limit: MaxLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, x := range p.Exercises {
+				got = append(got, x.Name)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("alternatives of %s:\n got %q\nwant %q", tc.src, got, tc.want)
+			}
+		})
 	}
 }
