@@ -167,7 +167,7 @@ var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "with": true, "on": true, "for": true, "of": true,
 	"and": true, "to": true, "in": true, "using": true, "at": true, "exercise": true, "exercises": true,
 	"workout": true, "workouts": true, "day": true, "variation": true, "variations": true, "pain": true,
-	"only": true, "just": true,
+	"only": true, "just": true, "routine": true, "routines": true, "drill": true, "drills": true,
 	// Goals' adjectives: "bigger arms", "strong core", "grow glutes".
 	"bigger": true, "toned": true, "strong": true, "stronger": true, "grow": true, "growth": true, "build": true, "better": true,
 	"lose": true, "rehab": true, "prehab": true, "heavy": true,

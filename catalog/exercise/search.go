@@ -136,7 +136,11 @@ type searchIndex struct {
 	equipmentOf map[uint32][]string
 	// masks split every ranked list, in this order: the standard forms,
 	// largest families first, then the other records by name length.
-	masks []*roaring.Bitmap
+	// searchMasks split the tiers of a search the same way, the rival
+	// forms (see rivalWords) ranking after the standard forms of the next
+	// class: "dumbbell press" is the dumbbell bench press, not the
+	// "dumbbell w press".
+	masks, searchMasks []*roaring.Bitmap
 	// familySize counts the records of each family, and standardOf holds
 	// each family's standard form, until finish.
 	familySize map[string]int
@@ -253,6 +257,28 @@ func key(ws []string) string {
 	return b.String()
 }
 
+// nameKey is the key of a whole name, alias or query: its terms run
+// together, less the little words that join the others, which a query
+// leaves out as stop words ("clean and press" is "clean press", "plank
+// with leg lift" "plank leg lift"), unless nothing else is left. Other
+// stop words stay: a "rehab squat" is no "squat", an "a-march" no
+// "march".
+func nameKey(ws []string) string {
+	kept := ws[:0:0]
+	for _, w := range ws {
+		if !joiners[w] {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 {
+		return key(ws)
+	}
+	return key(kept)
+}
+
+// joiners are the stop words that join the words of a name.
+var joiners = map[string]bool{"and": true, "with": true, "on": true, "the": true, "of": true, "to": true, "in": true, "for": true, "at": true, "using": true}
+
 func (s *searchIndex) add(pos uint32, x *Exercise) {
 	own := s.terms(x.Name)
 	for _, text := range append([]string{x.Name}, x.Aliases...) {
@@ -268,7 +294,7 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 				s.whole[stem(w)] = true
 			}
 		}
-		group(s.keys, key(ws), pos)
+		group(s.keys, nameKey(ws), pos)
 	}
 	for _, v := range x.SecondaryMuscles {
 		s.addField(pos, v, false) // a helper matches, but does not confirm
@@ -320,7 +346,7 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 		if x.Standard {
 			// A family's name is a name of its standard form, the version
 			// its plain name means: "biceps curl" is the barbell curl.
-			group(s.keys, key(words(x.Family)), pos)
+			group(s.keys, nameKey(words(x.Family)), pos)
 			s.standardOf[x.Family] = pos
 			s.equipmentOf[pos] = x.Equipments
 		}
@@ -507,6 +533,20 @@ func (s *searchIndex) finish() {
 			s.masks = append(s.masks, b)
 		}
 	}
+	s.searchMasks = s.masks
+	if allRivals := or(slices.Concat(s.rivalWords[:]...)...); !allRivals.IsEmpty() {
+		s.searchMasks = nil
+		for i, b := range s.standard {
+			s.searchMasks = append(s.searchMasks, b)
+			if i > 0 {
+				s.searchMasks = append(s.searchMasks, or(s.rivalWords[i-1]...))
+			}
+		}
+		for _, b := range s.words {
+			s.searchMasks = append(s.searchMasks, roaring.AndNot(b, allRivals))
+		}
+		s.searchMasks = slices.DeleteFunc(s.searchMasks, (*roaring.Bitmap).IsEmpty)
+	}
 	s.stemHead = map[string]*roaring.Bitmap{}
 	for h, b := range s.head {
 		k := stem(h)
@@ -590,7 +630,12 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// fields have them too:
 	// "chest dumbbell" is a dumbbell exercise for the chest before it is a
 	// "chest-supported dumbbell row".
-	headed := roaring.And(all, or(s.headed(units), orEmpty(s.familyNamed(units))))
+	// A query whose last word ends no name may name the movement by its
+	// family instead ("incline dumbbell": the incline presses).
+	headed := roaring.And(all, s.headed(units))
+	if fam := s.familyNamed(units); headed.IsEmpty() && fam != nil {
+		headed = roaring.And(all, fam)
+	}
 	confirmed := empty
 	if len(fields) > 0 {
 		confirmed = roaring.FastAnd(append(fields, all)...)
@@ -706,12 +751,12 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		t.AndNot(taken)
 		taken.Or(t)
 	}
-	r := newSplitRanked(tiers[:first], s.masks)
+	r := newSplitRanked(tiers[:first], s.searchMasks)
 	for _, t := range staples {
 		r.split(t, stapleMasks)
 	}
 	for _, t := range tiers[first+len(staples):] {
-		r.split(t, s.masks)
+		r.split(t, s.searchMasks)
 	}
 	return r
 }
@@ -1012,8 +1057,38 @@ func (s *searchIndex) correctSynonyms(units []unit) []unit {
 			units[i].misspelt = true
 			units[i].alternatives = addAlternatives(units[i].alternatives, append([][]string{{key}}, synonyms[stem(key)]...)...)
 		}
+		// A word whose corrections are all one vocabulary value stands
+		// for it, as the value typed would: "dumbell" is "dumbbell".
+		if v := s.valueMisspelt(w, len(units) > 1); v != "" && !units[i].misspelt {
+			units[i].misspelt = true
+			units[i].alternatives = addAlternatives(units[i].alternatives, append([][]string{{v}}, synonyms[stem(v)]...)...)
+		}
 	}
 	return units
+}
+
+// valueMisspelt returns the one-word vocabulary value (an equipment,
+// muscle, body part, type or difficulty) that w misspells, when all the
+// written words within its typos (see similar) but pairs joined are
+// that word, or "".
+func (s *searchIndex) valueMisspelt(w string, others bool) string {
+	var best string
+	for _, c := range s.similar(w, others) {
+		switch {
+		case !s.whole[s.surface[c]] && s.field[s.surface[c]] == nil:
+			continue // a pair of words joined ("dumbbellw")
+		case best == "":
+			best = c
+		case s.surface[c] != s.surface[best]:
+			return ""
+		case len(c) < len(best):
+			best = c
+		}
+	}
+	if best == "" || s.primary[singular(best)] == nil {
+		return ""
+	}
+	return best
 }
 
 // maxSynonymCompletions is the most phrases of the synonym table a
@@ -1068,7 +1143,7 @@ func (s *searchIndex) completeSynonyms(units []unit) []unit {
 		for _, u := range tail {
 			typed = append(typed, u.alternatives[0]...)
 		}
-		if s.begins(key(typed)) {
+		if s.begins(nameKey(typed)) {
 			return units // a name is being typed: its completions say more
 		}
 		merged := unit{alternatives: [][]string{typed}, last: true}
@@ -1157,8 +1232,9 @@ func (s *searchIndex) wordsIn(w string) []string {
 }
 
 // headed returns the records whose name's head is that of the query's
-// last unit, or of a phrase that may stand for it ("ohp": "press").
-// Exact but for a plural: a last word typed so far is no head yet.
+// last unit, or of a phrase that may stand for it ("ohp": "press"), or
+// of a word it misspells. Exact but for a plural: a last word typed so
+// far is no head yet.
 func (s *searchIndex) headed(units []unit) *roaring.Bitmap {
 	if len(units) == 0 {
 		return empty
@@ -1169,8 +1245,17 @@ func (s *searchIndex) headed(units []unit) *roaring.Bitmap {
 		prev := units[len(units)-2].alternatives[0]
 		before = prev[len(prev)-1:]
 	}
+	// A misspelt last word ends with what it misspells: "squatt" is a
+	// squat.
+	last := units[len(units)-1]
+	alts := last.alternatives
+	if w := alts[0]; len(w) == 1 && (len(alts) == 1 || last.misspelt || last.completed || last.split) && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
+		for _, c := range s.similar(w[0], len(units) > 1) {
+			alts = append(alts, []string{c})
+		}
+	}
 	var out []*roaring.Bitmap
-	for _, alt := range units[len(units)-1].alternatives {
+	for _, alt := range alts {
 		for _, h := range heads(append(slices.Clone(before), alt...)) {
 			if b := s.head[h]; b != nil {
 				out = append(out, b)
@@ -1184,10 +1269,11 @@ func (s *searchIndex) headed(units []unit) *roaring.Bitmap {
 // records or more) whose name has every word of the query before its
 // last unit that names no equipment, muscle, body part, type or
 // difficulty and is the head of no name (a word that says how, not
-// what: "incline", not "press"), or nil if there is no such word: the
-// query names the movement by its family, as "incline dumbbell" means
-// the incline press with dumbbells before the other incline dumbbell
-// exercises.
+// what: "incline", not "press"), or nil if there is no such word. When
+// the query's last word ends no name, the query names the movement by
+// its family: "incline dumbbell" means the incline press with dumbbells
+// before the other incline dumbbell exercises ("side planks" still
+// means the names that end with "plank" first).
 func (s *searchIndex) familyNamed(units []unit) *roaring.Bitmap {
 	var each []*roaring.Bitmap
 	for _, u := range units[:max(0, len(units)-1)] {
@@ -1318,22 +1404,26 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 	for i, alt := range alternatives {
 		// An exercise the table stands for is found by its name: a "leg
 		// raise" is no calf raise of the lower legs. For a phrase of the
-		// table ("lower abs"), its words in a row: nor is it a "single-leg
-		// calf raise"; an abbreviation is spelled out word by word, and
-		// other words may come between ("cgbp dumbbell": the close-grip
-		// dumbbell bench press). A spelling of what was typed ("pullup",
-		// "pull up") is what was typed.
+		// table ("lower abs"), its words in a row first: a "single-leg
+		// calf raise" only after the knee raises; an abbreviation is
+		// spelled out word by word, and other words may come between
+		// ("cgbp dumbbell": the close-grip dumbbell bench press). A
+		// spelling of what was typed ("pullup", "pull up") is what was
+		// typed.
 		if i > 0 && i < len(u.alternatives) && !u.split && s.exerciseName(alt) && strings.Join(alt, "") != strings.Join(u.alternatives[0], "") {
-			if len(u.alternatives[0]) > 1 {
-				ms[i] = combine(s.wordPairs(alt, u.last, others), and)
-			} else {
-				ws := make([]matches, len(alt))
-				for j, w := range alt {
-					ws[j] = s.word(w, u.last && j == len(alt)-1, others, false)
-				}
-				ms[i] = combine(ws, and)
+			ws := make([]matches, len(alt))
+			for j, w := range alt {
+				ws[j] = s.word(w, u.last && j == len(alt)-1, others, false)
 			}
-			ms[i].anywhere, ms[i].field = ms[i].inName, empty
+			apart := combine(ws, and)
+			ms[i] = apart
+			if len(u.alternatives[0]) > 1 {
+				// The words apart match as through a field would, below
+				// the names that have them in a row ("upper chest cable":
+				// the incline cable fly).
+				ms[i] = combine(s.wordPairs(alt, u.last, others), and)
+			}
+			ms[i].anywhere, ms[i].field = apart.inName, empty
 			continue
 		}
 		ws := make([]matches, len(alt))
@@ -1650,7 +1740,7 @@ func (s *searchIndex) queryKeys(units []unit, corrected bool) []string {
 	for _, u := range units {
 		var parts []string
 		for _, alt := range u.alternatives {
-			parts = append(parts, key(alt))
+			parts = append(parts, nameKey(alt))
 		}
 		if w := u.alternatives[0]; corrected && (len(u.alternatives) == 1 || u.misspelt || u.completed) && len(w) == 1 && s.name[stem(w[0])] == nil && s.field[stem(w[0])] == nil {
 			for _, c := range s.similar(w[0], len(units) > 1) {

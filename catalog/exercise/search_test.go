@@ -673,6 +673,10 @@ func TestSearchRankingRivals(t *testing.T) {
 	checkRanking(t, c, []rankingCase{
 		{"pecs", []string{"p00", "q01", "f00", "d00", "d01", "d02", "d03", "e00", "q00", "f01"}},
 		{"dumbbell", []string{"q01", "f00", "f01", "f02", "f03", "f04", "f05", "f06", "f07", "q02"}},
+		{"dumbell", []string{"q01", "f00", "f01", "f02", "f03", "f04", "f05", "f06", "f07", "q02"}}, // a misspelt value is the value
+		// The rival form ranks as a standard form in every tier: the
+		// dumbbell press before the twist press, of as many words.
+		{"press", []string{"p00", "q01", "q00", "p01", "p02", "p03", "p04", "p05", "p06", "p07"}},
 	})
 }
 
@@ -740,8 +744,8 @@ func TestSearchSynonymExerciseNames(t *testing.T) {
 	add("d", "close-grip dumbbell bench press", "pectoralis major", "chest")
 	c := mustNew(t, f)
 	checkRanking(t, c, []rankingCase{
-		{"lower abs dumbbell", []string{"a"}},
-		{"cgbp dumbbell", []string{"d"}}, // an abbreviation's words need not be in a row
+		{"lower abs dumbbell", []string{"a", "c"}}, // "leg" and "raise" apart come after
+		{"cgbp dumbbell", []string{"d"}},           // an abbreviation's words need not be in a row
 	})
 }
 
@@ -776,5 +780,30 @@ func TestSearchRankingFamilyNamed(t *testing.T) {
 		{"incline dumbbell", []string{"b1", "a0", "a1"}},
 		{"incline dumb", []string{"b1", "a0", "a1"}},
 		{"seated dumbbell", []string{"a2", "c0", "c1", "c3"}}, // a family of 4 is no movement the word means
+	})
+}
+
+// TestSearchNameKeys: a whole name is compared without the little words
+// that join its others, as a query leaves them out ("clean and press" is
+// the clean and press before the kettlebell one), but other stop words
+// stay (a "rehab squat" is no "squat").
+func TestSearchNameKeys(t *testing.T) {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	add := func(id, name, family string) {
+		f.Exercises = append(f.Exercises, Exercise{ID: id, Name: name, BodyParts: []string{"upper legs"}, Equipments: []string{"barbell"},
+			ExerciseTypes: []string{"strength"}, Difficulty: "beginner", TargetMuscles: []string{"quadriceps"}, SecondaryMuscles: []string{},
+			Family: family, Pattern: "legs", Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{}, Standard: true})
+	}
+	add("a", "barbell clean and press", "barbell clean and press")
+	add("b", "clean and press", "clean and press")
+	add("c", "mini squat", "rehab squat")
+	add("d", "front squat", "front squat")
+	c := mustNew(t, f)
+	checkRanking(t, c, []rankingCase{
+		{"clean and press", []string{"b", "a"}},
+		{"clean & press", []string{"b", "a"}},
+		{"squats", []string{"c", "d"}}, // no name is "squat": by id
+		{"squatt", []string{"c", "d"}},
 	})
 }
