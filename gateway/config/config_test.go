@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
 // specExample is the configuration SPEC.md shows, verbatim.
@@ -121,16 +123,20 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestEnvironmentOverrides(t *testing.T) {
+	envTokenHash, fileTokenHash := admin.HashToken("from the environment"), admin.HashToken("from the file")
 	env := map[string]string{
 		"GATEWAY_LISTEN": "0.0.0.0:80", "GATEWAY_ADMIN_LISTEN": "0.0.0.0:81", "GATEWAY_CATALOG_TARGET": "dns:///catalog:9090",
 		"GATEWAY_REDIS_URL": "redis://:secret@redis:6379/1", "GATEWAY_KEYS_FILE": "/etc/gw/keys.yaml", "GATEWAY_DOCS_URL": "https://docs.example.com/",
+		"GATEWAY_ADMIN_TOKEN_HASH": envTokenHash,
 	}
-	c, err := Parse([]byte(specExample), func(k string) string { return env[k] })
+	// The file's admin.token_hash is overridden, not only filled in.
+	in := specExample + "admin:\n  token_hash: " + fileTokenHash + "\n"
+	c, err := Parse([]byte(in), func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []string{c.Listen, c.AdminListen, c.Catalog.Target, c.RateLimit.RedisURL, c.KeysFile, c.DocsURL}
-	want := []string{"0.0.0.0:80", "0.0.0.0:81", "dns:///catalog:9090", "redis://:secret@redis:6379/1", "/etc/gw/keys.yaml", "https://docs.example.com"}
+	got := []string{c.Listen, c.AdminListen, c.Catalog.Target, c.RateLimit.RedisURL, c.KeysFile, c.DocsURL, c.Admin.TokenHash}
+	want := []string{"0.0.0.0:80", "0.0.0.0:81", "dns:///catalog:9090", "redis://:secret@redis:6379/1", "/etc/gw/keys.yaml", "https://docs.example.com", envTokenHash}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
