@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -145,6 +146,55 @@ func TestPostgresTerminated(t *testing.T) {
 	pgtest.Exec(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, schema)
 	k := mustCreate(t, s, New{Products: map[string]string{"exercisedb": "Pro"}})
 	inForce(t, s, k.Secret, true)
+}
+
+// TestPostgresResync: with the table's trigger disabled (so no change is
+// notified), a key inserted or deleted is in force, or out of it, within
+// ResyncEvery and a margin: the periodic full reload alone catches up.
+func TestPostgresResync(t *testing.T) {
+	const every, margin = 300 * time.Millisecond, time.Second
+	url, schema := pgtest.URL(t)
+	logs := &syncBuffer{}
+	s := openPostgres(t, url, PostgresOptions{ResyncEvery: every, Now: (&clock{t: t0}).Now,
+		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	var syncs atomic.Int64
+	s.OnSync = func(err error) {
+		if err == nil {
+			syncs.Add(1)
+		}
+	}
+	pgtest.Exec(t, `ALTER TABLE `+schema+`.gateway_keys DISABLE TRIGGER gateway_keys_changed`)
+	watchPostgres(t, s)
+	waitFor(t, "listening", func() bool { return syncs.Load() > 0 })
+
+	// within waits until the key's presence is want, failing after
+	// every+margin; it returns how long that took.
+	within := func(what, secret string, want bool) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for {
+			if _, ok := s.Current().Lookup(secret); ok == want {
+				return time.Since(start)
+			}
+			if time.Since(start) > every+margin {
+				t.Fatalf("%s: not within ResyncEvery (%v) + %v", what, every, margin)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	k := mustCreate(t, s, New{ID: "key_resync", Products: map[string]string{"exercisedb": "Pro"}})
+	created := within("created", k.Secret, true)
+	if err := s.Delete(context.Background(), k.ID); err != nil {
+		t.Fatal(err)
+	}
+	deleted := within("deleted", k.Secret, false)
+	t.Logf("with no notification: in force %v after the insert, out of force %v after the delete", created.Round(time.Millisecond), deleted.Round(time.Millisecond))
+	if strings.Contains(logs.String(), "reason=notified") {
+		t.Errorf("a reload was notified, the trigger is not disabled:\n%s", logs)
+	}
+	if !strings.Contains(logs.String(), "reason=periodic") {
+		t.Errorf("no periodic reload logged:\n%s", logs)
+	}
 }
 
 // proxy is a TCP proxy whose traffic a test can cut and restore.
