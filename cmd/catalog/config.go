@@ -35,9 +35,18 @@ type config struct {
 // version, as asked: the command then exits 0.
 var errHelp = errors.New("help printed")
 
-// parseConfig reads the flags and the environment. -h and -version print
-// to stdout and return errHelp.
-func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (config, error) {
+// flagValues are where the flags of newFlagSet land.
+type flagValues struct {
+	cfg            config
+	level, timeout string // parsed after the flags
+	version        bool
+	envErr         error // a boolean variable that is not one
+}
+
+// newFlagSet defines every flag of the catalog, each defaulting to its
+// environment variable (read through getenv) when that is set and not
+// empty, else to the built-in default. docs/catalog.md lists them.
+func newFlagSet(getenv func(string) string) (*flag.FlagSet, *flagValues) {
 	fs := flag.NewFlagSet("catalog", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; help goes to stdout
 	env := func(name, def string) string {
@@ -46,29 +55,36 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		}
 		return def
 	}
-	var cfg config
+	v := &flagValues{}
+	cfg := &v.cfg
 	fs.StringVar(&cfg.Listen, "listen", env("CATALOG_LISTEN", "127.0.0.1:9090"), "gRPC listen `address` (env CATALOG_LISTEN)")
 	fs.StringVar(&cfg.Admin, "admin", env("CATALOG_ADMIN", "127.0.0.1:9092"), "`address` of /healthz, /readyz and /metrics (env CATALOG_ADMIN)")
 	fs.StringVar(&cfg.Data, "data", env("CATALOG_DATA", ""), "catalogue `file` to load instead of the embedded one (env CATALOG_DATA)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("CATALOG_LOG_FORMAT", "json"), "log `format`: json or text (env CATALOG_LOG_FORMAT)")
-	level := fs.String("log-level", env("CATALOG_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env CATALOG_LOG_LEVEL)")
+	fs.StringVar(&v.level, "log-level", env("CATALOG_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env CATALOG_LOG_LEVEL)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", env("CATALOG_TLS_CERT", ""), "certificate chain `file` (PEM) of the gRPC listener, with -tls-key; re-read when it changes (env CATALOG_TLS_CERT)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", env("CATALOG_TLS_KEY", ""), "private key `file` (PEM) of -tls-cert (env CATALOG_TLS_KEY)")
 	fs.StringVar(&cfg.TLSClientCA, "tls-client-ca", env("CATALOG_TLS_CLIENT_CA", ""), "CA `file` (PEM): clients must present a certificate it signed (env CATALOG_TLS_CLIENT_CA)")
-	var envErr error
 	envBool := func(name string, def bool) bool {
-		v, err := strconv.ParseBool(env(name, strconv.FormatBool(def)))
+		b, err := strconv.ParseBool(env(name, strconv.FormatBool(def)))
 		if err != nil {
-			envErr = fmt.Errorf("environment %s %q: want true or false", name, getenv(name))
+			v.envErr = fmt.Errorf("environment %s %q: want true or false", name, getenv(name))
 			return def
 		}
-		return v
+		return b
 	}
 	fs.BoolVar(&cfg.Reflection, "reflection", envBool("CATALOG_REFLECTION", true), "offer gRPC server reflection (env CATALOG_REFLECTION)")
-	timeout := fs.String("shutdown-timeout", env("CATALOG_SHUTDOWN_TIMEOUT", "10s"), "how long calls in flight may run at shutdown (env CATALOG_SHUTDOWN_TIMEOUT)")
+	fs.StringVar(&v.timeout, "shutdown-timeout", env("CATALOG_SHUTDOWN_TIMEOUT", "10s"), "how long calls in flight may run at shutdown (env CATALOG_SHUTDOWN_TIMEOUT)")
 	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CATALOG_PPROF", false), "serve the Go profiler at /debug/pprof/ on the admin listener (env CATALOG_PPROF)")
 	fs.StringVar(&cfg.AdminTokenHash, "admin-token-hash", env("CATALOG_ADMIN_TOKEN_HASH", ""), "`sha256:<hex>` of the bearer token that /metrics and /debug/pprof/ then require (env CATALOG_ADMIN_TOKEN_HASH)")
-	version := fs.Bool("version", false, "print the version, commit and Go version, and exit")
+	fs.BoolVar(&v.version, "version", false, "print the version, commit and Go version, and exit")
+	return fs, v
+}
+
+// parseConfig reads the flags and the environment. -h and -version print
+// to stdout and return errHelp.
+func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (config, error) {
+	fs, v := newFlagSet(getenv)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, "Usage: catalog [flags]\n\nServes the exercise catalogue over gRPC. Every flag can also be set by the\nenvironment variable it names; a flag given on the command line wins.\nSIGHUP reloads -data and the TLS files (changes on disk are also followed);\nSIGTERM or SIGINT drain and stop.\n\nFlags:\n")
@@ -81,22 +97,23 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if *version {
+	cfg, level, timeout := v.cfg, v.level, v.timeout
+	if v.version {
 		fmt.Fprintln(stdout, "catalog", buildinfo.Read())
 		return config{}, errHelp
 	}
-	if envErr != nil {
-		return config{}, envErr
+	if v.envErr != nil {
+		return config{}, v.envErr
 	}
-	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
-		return config{}, fmt.Errorf("-log-level (CATALOG_LOG_LEVEL) %q: want debug, info, warn or error", *level)
+	if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
+		return config{}, fmt.Errorf("-log-level (CATALOG_LOG_LEVEL) %q: want debug, info, warn or error", level)
 	}
 	if cfg.LogFormat != "json" && cfg.LogFormat != "text" {
 		return config{}, fmt.Errorf("-log-format (CATALOG_LOG_FORMAT) %q: want json or text", cfg.LogFormat)
 	}
-	d, err := time.ParseDuration(*timeout)
+	d, err := time.ParseDuration(timeout)
 	if err != nil || d <= 0 {
-		return config{}, fmt.Errorf("-shutdown-timeout (CATALOG_SHUTDOWN_TIMEOUT) %q: want a positive duration such as 10s", *timeout)
+		return config{}, fmt.Errorf("-shutdown-timeout (CATALOG_SHUTDOWN_TIMEOUT) %q: want a positive duration such as 10s", timeout)
 	}
 	cfg.ShutdownTimeout = d
 	switch {
