@@ -104,6 +104,8 @@ func New(d Deps) (http.Handler, error) {
 	a.page(e, "/docs/errors/code/:code", a.errorDoc)
 	a.page(e, "/docs/errors", a.errorIndex)
 	a.page(e, "/docs", a.apiReference)
+	e.GET("/docs/", docsSlash) // the one trailing slash that redirects; not an endpoint to list
+	e.HEAD("/docs/", docsSlash)
 	a.page(e, "/docs/assets/:file", a.referenceAsset)
 	a.page(e, "/openapi.json", a.openAPI)
 	return withCORS(e, d.CORSOrigins), nil

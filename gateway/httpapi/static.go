@@ -86,6 +86,22 @@ func (a *api) apiReference(c *gin.Context) {
 	a.serveStatic(c, referencePage, a.Compression)
 }
 
+// docsSlash sends /docs/ to /docs with a 301, as gin's RedirectTrailingSlash
+// would: people type the slash, and the page's relative links do not work
+// from there. It is the one redirect: paths are otherwise exact, since an
+// API client should not follow redirects with its key. The Location is
+// relative, as the page's links are, so it holds behind a path prefix; the
+// query goes along.
+func docsSlash(c *gin.Context) {
+	loc := "../docs"
+	if q := c.Request.URL.RawQuery; q != "" {
+		loc += "?" + q
+	}
+	c.Header("Location", loc)
+	c.Status(http.StatusMovedPermanently)
+	c.Writer.WriteHeaderNow()
+}
+
 // referenceAsset serves a file of the /docs page.
 func (a *api) referenceAsset(c *gin.Context) {
 	f, ok := referenceAssets[c.Param("file")]

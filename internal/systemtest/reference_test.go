@@ -95,6 +95,42 @@ func TestAPIReferencePage(t *testing.T) {
 	}
 }
 
+// TestAPIReferenceTrailingSlash: /docs/, which people type, is a 301 to
+// /docs by a relative Location (so behind a path prefix too), query kept;
+// a browser that follows it gets the page. Other paths stay exact.
+func TestAPIReferenceTrailingSlash(t *testing.T) {
+	s := start(t, options{})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tt := range []struct{ method, path, want string }{
+		{http.MethodGet, "/docs/", "/docs"},
+		{http.MethodHead, "/docs/", "/docs"},
+		{http.MethodGet, "/docs/?x=1", "/docs?x=1"},
+	} {
+		req, err := http.NewRequest(tt.method, s.gateway.URL+tt.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc, err := resp.Location()
+		if resp.StatusCode != http.StatusMovedPermanently || err != nil || loc.RequestURI() != tt.want ||
+			strings.HasPrefix(resp.Header.Get("Location"), "/") {
+			t.Errorf("%s %s: %d, Location %q; want 301 to %s, relative", tt.method, tt.path, resp.StatusCode, resp.Header.Get("Location"), tt.want)
+		}
+	}
+	if r, page := s.do(t, request{path: "/docs/", host: "-"}); r.StatusCode != http.StatusOK || r.Request.URL.Path != "/docs" || !assetLink.Match(page) {
+		t.Errorf("GET /docs/ followed: %d at %s", r.StatusCode, r.Request.URL.Path)
+	}
+	for _, path := range []string{"/docs/errors/", "/openapi.json/", "/docs/assets/"} {
+		if r, _ := s.do(t, request{path: path, host: "-"}); r.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404 (paths are exact)", path, r.StatusCode)
+		}
+	}
+}
+
 // TestAPIReferenceInBrowser opens /docs in headless Chromium and uses it
 // as a person would: the operations render from /openapi.json, a request
 // sent without a key shows the 401 envelope, and one sent after entering
