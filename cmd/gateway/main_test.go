@@ -779,10 +779,28 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("gateway %s: exit %d, want 0; stderr: %s", strings.Join(args, " "), r.code, r.stderr)
 		}
 		// The subcommand and every environment variable are listed.
-		for _, want := range []string{"keys create", "-version", "GATEWAY_LISTEN", "GATEWAY_REDIS_URL", "GATEWAY_LOG_LEVEL"} {
+		for _, want := range []string{"keys create", "-version", "GATEWAY_LISTEN", "GATEWAY_REDIS_URL", "GATEWAY_LOG_LEVEL", "GATEWAY_KEYS_POSTGRES_URL"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("gateway %s does not mention %s:\n%s", strings.Join(args, " "), want, r.stdout)
 			}
+		}
+		// The variables in one column, their settings in the next, the
+		// longest name too followed by a space.
+		_, env, _ := strings.Cut(r.stdout, "\nEnvironment")
+		_, env, _ = strings.Cut(env, "\n")
+		env, _, _ = strings.Cut(env, "\n\n")
+		column := 0
+		for line := range strings.Lines(env) {
+			line = strings.TrimSuffix(line, "\n")
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "  "), " ")
+			at := len(line) - len(strings.TrimLeft(line[2+len(name):], " "))
+			if !strings.HasPrefix(line, "  GATEWAY_") || len(strings.Fields(line)) != 2 || column != 0 && at != column {
+				t.Errorf("gateway %s: environment line %q is not a name and a setting in the column at %d", strings.Join(args, " "), line, column)
+			}
+			column = at
+		}
+		if column == 0 {
+			t.Errorf("gateway %s lists no environment variable:\n%s", strings.Join(args, " "), r.stdout)
 		}
 	}
 	r := runGateway(t, "-version")

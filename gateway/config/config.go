@@ -209,11 +209,16 @@ var overrides = []struct {
 }
 
 // EnvironmentHelp lists the environment variables that override settings,
-// one per line, for the binary's -h.
+// one per line, for the binary's -h: the settings in a column a space
+// beyond the longest name.
 func EnvironmentHelp() string {
+	width := 0
+	for _, o := range overrides {
+		width = max(width, len(o.name))
+	}
 	var b strings.Builder
 	for _, o := range overrides {
-		fmt.Fprintf(&b, "  %-24s %s\n", o.name, o.setting)
+		fmt.Fprintf(&b, "  %-*s %s\n", width, o.name, o.setting)
 	}
 	return b.String()
 }
