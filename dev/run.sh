@@ -17,7 +17,7 @@ done
 
 echo "Building bin/catalog and bin/gateway (the first build downloads modules and compiles for a few minutes; later ones take seconds)..."
 start=$SECONDS
-go build -o bin/ ./...
+go build -o bin/ ./cmd/catalog ./cmd/gateway
 echo "Built in $((SECONDS - start))s."
 pids=()
 cleanup() {

@@ -24,7 +24,7 @@ import (
 // (GATEWAY_KEYS_FILE), not to dev/keys.yaml.
 func TestMakeRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds every binary")
+		t.Skip("builds both binaries")
 	}
 	for _, port := range []string{"8080", "9090", "9091", "9092"} {
 		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
