@@ -13,8 +13,8 @@ import (
 // classNames are the status classes as the Redis fields spell them.
 var classNames = [len(counts{})]string{"2xx", "3xx", "4xx", "5xx"}
 
-// memoryStore keeps the counts in this process: a gateway without Redis
-// loses them when it exits.
+// memoryStore keeps the counts in this process: a gateway with neither
+// Redis nor PostgreSQL loses them when it exits.
 type memoryStore struct {
 	retention day
 

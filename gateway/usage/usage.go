@@ -6,11 +6,12 @@
 // Recording is on the hot path of every request, so it never writes to a
 // store: a [Meter] adds to counters in memory (sharded by key, no
 // allocation once a key's counter for the day exists) and flushes them
-// every Interval to its store, Redis (HINCRBY in one pipeline, per-day
-// hashes that expire after Retention) or, without Redis, a table in the
-// process's memory. A flush that fails keeps its counts and is retried at
-// the next one, up to MaxPending counters; a crash loses what was not
-// flushed yet, at most one Interval of counts.
+// every Interval to its store: Redis (HINCRBY in one pipeline, per-day
+// hashes that expire after Retention), PostgreSQL (one upsert statement
+// into the tables gateway/keys/migrations makes), or, with neither, a
+// table in the process's memory. A flush that fails keeps its counts and
+// is retried at the next one, up to MaxPending counters; a crash loses
+// what was not flushed yet, at most one Interval of counts.
 //
 // Reads (KeyUsage, Totals) add this process's unflushed counts to the
 // store's, excluding flushes meanwhile, so every count is read exactly once.
@@ -30,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -42,7 +44,7 @@ const (
 	// maxDays bounds the days one read may cover.
 	maxDays = 400
 	// refreshLastEvery is how many flushes pass between two reads of the
-	// other replicas' last-use times from Redis.
+	// other replicas' last-use times from the store.
 	refreshLastEvery = 60
 )
 
@@ -137,10 +139,14 @@ type store interface {
 
 // Options configure a Meter. Zero fields take the defaults.
 type Options struct {
-	// Redis, if not nil, is where counts are flushed, under Prefix + "usage:";
-	// nil keeps them in this process's memory, lost when it exits.
+	// Redis, if not nil, is where counts are flushed, under Prefix + "usage:".
 	Redis  redis.UniversalClient
 	Prefix string
+	// Postgres, if not nil and Redis is nil, is where counts are flushed:
+	// the tables gateway_usage and gateway_usage_last of its search_path,
+	// which keys.OpenPostgres's migrations make. With neither, counts stay
+	// in this process's memory, lost when it exits.
+	Postgres *pgxpool.Pool
 	// Interval is the time between two flushes. Default DefaultInterval.
 	Interval time.Duration
 	// FlushTimeout bounds one flush. Default DefaultFlushTimeout.
@@ -221,9 +227,14 @@ func New(o Options) *Meter {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	var s store = newMemoryStore(o.Retention)
-	if o.Redis != nil {
+	var s store
+	switch {
+	case o.Redis != nil:
 		s = &redisStore{client: o.Redis, prefix: o.Prefix + "usage:", ttl: o.Retention}
+	case o.Postgres != nil:
+		s = &postgresStore{pool: o.Postgres, retention: day(o.Retention / (24 * time.Hour))}
+	default:
+		s = newMemoryStore(o.Retention)
 	}
 	m := &Meter{
 		now: o.Now, interval: o.Interval, timeout: o.FlushTimeout, retention: o.Retention, maxPending: o.MaxPending, log: o.Log, store: s,
@@ -382,8 +393,9 @@ func (m *Meter) refreshLast(ctx context.Context) {
 }
 
 // LastUsed returns when keyID was last used, to the minute, as of the last
-// flush (and, with Redis, as other replicas had flushed it at most a minute
-// before), and whether it was used at all in what the store retains of it.
+// flush (and, with Redis or PostgreSQL, as other replicas had flushed it at
+// most a minute before), and whether it was used at all in what the store
+// retains of it.
 func (m *Meter) LastUsed(keyID string) (time.Time, bool) {
 	m.lastMu.RLock()
 	t, ok := m.last[keyID]

@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -10,9 +11,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit/redistest"
+	"github.com/exercisedb/exercisedb/internal/pgtest"
 )
 
 // noon is a fixed instant the tests count at.
@@ -21,7 +26,8 @@ var noon = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 func clock(t time.Time) func() time.Time { return func() time.Time { return t } }
 
 // stores returns the stores every test of the shared suite runs on: the
-// memory store and, with REDIS_URL, Redis under a prefix of the test's own.
+// memory store; with REDIS_URL, Redis under a prefix of the test's own;
+// with DATABASE_URL, PostgreSQL in a schema of the test's own.
 func stores(t *testing.T) map[string]func(t *testing.T) store {
 	return map[string]func(t *testing.T) store{
 		"memory": func(*testing.T) store { return newMemoryStore(DefaultRetention) },
@@ -29,7 +35,40 @@ func stores(t *testing.T) map[string]func(t *testing.T) store {
 			c := redistest.Client(t)
 			return &redisStore{client: c, prefix: redistest.Prefix(t, c), ttl: DefaultRetention}
 		},
+		"postgres": func(t *testing.T) store {
+			return &postgresStore{pool: postgresPool(t), retention: day(DefaultRetention / (24 * time.Hour))}
+		},
 	}
+}
+
+// postgresPool returns a pool on a schema of the test's own, migrated as
+// the key store migrates it (the usage tables are its migration 003).
+func postgresPool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	return newPool(t, postgresURL(t))
+}
+
+// postgresURL returns the URL of a schema of the test's own, migrated.
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	url, _ := pgtest.URL(t)
+	k, err := keys.OpenPostgres(context.Background(), url, keys.PostgresOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Close()
+	return url
+}
+
+// newPool returns a pool on url, closed when the test ends.
+func newPool(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 // TestStores holds both stores to one behaviour: added counts read back by
@@ -352,6 +391,164 @@ func TestRedisUnreachable(t *testing.T) {
 	}
 	if _, _, err := m.Totals(context.Background(), "key_a", "exercisedb", time.Time{}); err == nil {
 		t.Error("Totals with Redis unreachable: no error")
+	}
+}
+
+// TestPostgresReplicas: two meters (two replicas, each with its pool) on
+// one database flush every 5 ms while both record requests of the same 20
+// keys and two products, so their upserts meet on the same rows. After
+// both stop, the table holds every request exactly once; each meter reads
+// the other's counts, and its last uses after a refresh.
+func TestPostgresReplicas(t *testing.T) {
+	url := postgresURL(t)
+	const workers, each, nkeys = 4, 500, 20
+	var meters [2]*Meter
+	var runs sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	for i := range meters {
+		meters[i] = New(Options{Postgres: newPool(t, url), Interval: 5 * time.Millisecond})
+		runs.Go(func() { meters[i].Run(ctx) })
+	}
+	products := [2]string{"exercisedb", "exercisedb-video"}
+	statuses := [4]int{200, 200, 429, 503}
+	var recorders sync.WaitGroup
+	for i, m := range meters {
+		for w := range workers {
+			recorders.Go(func() {
+				for j := range each {
+					m.Record(time.Now(), fmt.Sprintf("key_%02d", j%nkeys), products[j%2], statuses[(j/2+w)%4])
+				}
+			})
+		}
+		m.Record(time.Now(), fmt.Sprintf("key_only%d", i), "exercisedb", 200)
+	}
+	recorders.Wait()
+	cancel()
+	runs.Wait()
+
+	// Every request once: 2 meters x workers x each, by class.
+	const total = 2 * workers * each
+	conn := newPool(t, url)
+	got := map[string]int64{}
+	rows, _ := conn.Query(context.Background(), `SELECT class, sum(n)::bigint FROM gateway_usage WHERE key_id LIKE 'key\_%' AND key_id NOT LIKE 'key\_only%' GROUP BY class`)
+	var class string
+	var n int64
+	if _, err := pgx.ForEachRow(rows, []any{&class, &n}, func() error { got[class] = n; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int64{"2xx": total / 2, "4xx": total / 4, "5xx": total / 4}, got); diff != "" {
+		t.Errorf("gateway_usage by class (-want +got):\n%s", diff)
+	}
+	for i, m := range meters {
+		if s := m.Stats(); s.FlushErrors != 0 || s.Pending != 0 || s.Dropped != 0 {
+			t.Errorf("meter %d: %+v, want no error, nothing pending or dropped", i, s)
+		}
+		// key_00 had every 20th request of each worker of both meters.
+		var sum int64
+		days, err := m.KeyUsage(context.Background(), "key_00", time.Now(), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range days {
+			sum += d.Requests
+		}
+		if sum != total/nkeys {
+			t.Errorf("meter %d reads %d requests of key_00, want %d from both meters", i, sum, total/nkeys)
+		}
+		other := fmt.Sprintf("key_only%d", 1-i)
+		if today, _, err := m.Totals(context.Background(), other, "exercisedb", time.Time{}); err != nil || today != 1 {
+			t.Errorf("meter %d: Totals of %s = %d, %v; want the other meter's 1", i, other, today, err)
+		}
+		m.refreshLast(context.Background())
+		if last, ok := m.LastUsed(other); !ok || time.Since(last) > 2*time.Minute {
+			t.Errorf("meter %d: LastUsed of %s = %v, %v; want the other meter's, this minute", i, other, last, ok)
+		}
+	}
+}
+
+// TestPostgresFlushWhole: a flush is one statement, added whole or not at
+// all. With gateway_usage_last gone, a flush fails and adds no count
+// either; once the table is back the retried flush adds each count once.
+func TestPostgresFlushWhole(t *testing.T) {
+	url := postgresURL(t)
+	pool := newPool(t, url)
+	m := New(Options{Postgres: pool})
+	ctx := context.Background()
+	for range 3 {
+		m.Record(time.Now(), "key_a", "exercisedb", 200)
+	}
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`ALTER TABLE gateway_usage_last RENAME TO gateway_usage_last_away`)
+	if err := m.Flush(ctx); err == nil {
+		t.Fatal("Flush without gateway_usage_last: no error")
+	}
+	var n int64
+	if err := pool.QueryRow(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM gateway_usage`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("a failed flush added %d counts (%v), want none", n, err)
+	}
+	if s := m.Stats(); s.Pending != 1 {
+		t.Errorf("Stats = %+v, want the counter pending", s)
+	}
+	exec(`ALTER TABLE gateway_usage_last_away RENAME TO gateway_usage_last`)
+	if err := m.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM gateway_usage`).Scan(&n); err != nil || n != 3 {
+		t.Errorf("after the retry: %d counts (%v), want 3", n, err)
+	}
+}
+
+// TestPostgresPrune: the first flush of a day deletes the days past the
+// retention; the days within it stay.
+func TestPostgresPrune(t *testing.T) {
+	pool := postgresPool(t)
+	m := New(Options{Postgres: pool, Now: clock(noon)})
+	ctx := context.Background()
+	old, kept := noon.Add(-DefaultRetention-24*time.Hour), noon.Add(-DefaultRetention+24*time.Hour)
+	m.Record(old, "key_a", "exercisedb", 200)
+	m.Record(kept, "key_a", "exercisedb", 200)
+	if err := m.Flush(ctx); err != nil { // pruned before adding: both written
+		t.Fatal(err)
+	}
+	m.now = clock(noon.Add(24 * time.Hour))
+	m.Record(noon, "key_a", "exercisedb", 200)
+	if err := m.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := pool.Query(ctx, `SELECT day FROM gateway_usage ORDER BY day`)
+	days, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range days {
+		got = append(got, d.Format(time.DateOnly))
+	}
+	if want := []string{kept.Format(time.DateOnly), noon.Format(time.DateOnly)}; !cmp.Equal(want, got) {
+		t.Errorf("days after a flush of the next day: %v, want %v", got, want)
+	}
+}
+
+// TestPostgresUnreachable: with PostgreSQL down, Record goes on, flushes
+// fail and keep the counts, and reads fail rather than report too little.
+func TestPostgresUnreachable(t *testing.T) {
+	pool := newPool(t, "postgres://127.0.0.1:1/none?connect_timeout=1")
+	m := New(Options{Postgres: pool})
+	m.Record(noon, "key_a", "exercisedb", 200)
+	if err := m.Flush(context.Background()); err == nil {
+		t.Fatal("Flush to an unreachable PostgreSQL: no error")
+	}
+	m.Record(noon, "key_a", "exercisedb", 200)
+	if s := m.Stats(); s.Pending != 1 || s.FlushErrors != 1 {
+		t.Errorf("Stats = %+v, want 1 pending, 1 error", s)
+	}
+	if _, _, err := m.Totals(context.Background(), "key_a", "exercisedb", time.Time{}); err == nil {
+		t.Error("Totals with PostgreSQL unreachable: no error")
 	}
 }
 
