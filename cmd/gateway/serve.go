@@ -91,7 +91,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer closeLimits()
-	meter, stopMeter, err := usageMeter(ctx, cfg.RateLimit, reg, log)
+	meter, stopMeter, err := usageMeter(ctx, cfg.RateLimit, cfg.KeysPostgresURL, reg, log)
 	if err != nil {
 		return err
 	}

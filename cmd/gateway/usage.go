@@ -5,22 +5,26 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	metering "github.com/exercisedb/exercisedb/gateway/usage" // main has its own usage (the help text)
 )
 
 // usageMeter builds the meter of usage: in Redis where the rate limits
 // are (rate_limit.store: redis, under <redis_prefix>usage:), else in
-// memory; and registers its figures in reg. It flushes until stop is
-// called, which flushes what is left and returns once that is written:
-// call it after the last request was answered.
-func usageMeter(ctx context.Context, c config.RateLimit, reg prometheus.Registerer, log *slog.Logger) (meter *metering.Meter, stop func(), err error) {
+// PostgreSQL where the keys are (keysPostgresURL, whose migrations the key
+// store has applied), else in memory; and registers its figures in reg. It
+// flushes until stop is called, which flushes what is left and returns
+// once that is written: call it after the last request was answered.
+func usageMeter(ctx context.Context, c config.RateLimit, keysPostgresURL string, reg prometheus.Registerer, log *slog.Logger) (meter *metering.Meter, stop func(), err error) {
 	o := metering.Options{Log: log.With(slog.String("component", "usage"))}
 	closeClient := func() {}
-	if c.Store == "redis" {
+	switch {
+	case c.Store == "redis":
 		// A client of its own: a flush must not wait for, nor hold, the
 		// connections of the limit checks on the hot path.
 		client, err := limit.NewRedisClient(c.RedisURL)
@@ -30,7 +34,26 @@ func usageMeter(ctx context.Context, c config.RateLimit, reg prometheus.Register
 		o.Redis, o.Prefix = client, c.RedisPrefix
 		closeClient = func() { client.Close() }
 		log.Info("usage counted in Redis", slog.String("prefix", c.RedisPrefix+"usage:"))
-	} else {
+	case keysPostgresURL != "":
+		// A pool of its own, as for Redis: a flush must not wait for the
+		// admin operations' connections. It connects on first use, so a
+		// database down now delays nothing: the flushes retry.
+		cfg, err := pgxpool.ParseConfig(keysPostgresURL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("keys_postgres_url: %w", err)
+		}
+		if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+			cfg.ConnConfig.RuntimeParams["application_name"] = keys.ApplicationName
+		}
+		cfg.MaxConns = 2 // a flush at a time, and the usage reads
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, nil, fmt.Errorf("keys_postgres_url: %w", err)
+		}
+		o.Postgres = pool
+		closeClient = pool.Close
+		log.Info("usage counted in PostgreSQL", slog.String("tables", "gateway_usage, gateway_usage_last"))
+	default:
 		log.Info("usage counted in memory: lost when the process exits")
 	}
 	meter = metering.New(o)

@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/exercisedb/exercisedb/gateway/limit/redistest"
+	"github.com/exercisedb/exercisedb/internal/pgtest"
 )
 
 // usageData is the data of /api/v1/usage.
@@ -149,4 +153,97 @@ func TestUsageRedisUnreachable(t *testing.T) {
 		errs, pending := counter(t, c, g, "exercisedb_gateway_usage_flush_errors_total"), counter(t, c, g, "exercisedb_gateway_usage_pending")
 		return errs > 0 && pending == 1, fmt.Sprintf("flush errors %v, pending %v", errs, pending)
 	})
+}
+
+// TestUsagePostgresReplicas: two gateway processes on one PostgreSQL and
+// no Redis count usage in the database. After a burst through both, the
+// admin API and /api/v1/usage of each replica show both replicas' counts;
+// a SIGTERM right after a last burst flushes it: once both processes have
+// exited, the table holds every request, by status class.
+func TestUsagePostgresReplicas(t *testing.T) {
+	dbURL, _ := pgtest.URL(t)
+	config := testConfig(t, "127.0.0.1:1", options{}) // liveness does not call the catalog
+	withKeyService(t, config, dbURL)
+	key := newKey(t, config, "key_pg", "exercisedb=Basic") // 5 a second, per replica: 200s and 429s
+	gs := []*gateway{startGateway(t, config), startGateway(t, config)}
+	for i, g := range gs {
+		if len(g.logEntries("usage counted in PostgreSQL")) != 1 {
+			t.Fatalf("replica %d does not say it counts usage in PostgreSQL:\n%s", i, strings.Join(g.log(), "\n"))
+		}
+	}
+	c := newClient(t)
+
+	// sent counts every answer of both replicas by status.
+	sent := map[int]int{}
+	both := func(n int) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, g := range gs {
+			wg.Go(func() {
+				s := burst(t, c, g, key, n)
+				mu.Lock()
+				for st, k := range s {
+					sent[st] += k
+				}
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+	}
+	const n = 30
+	both(n)
+	if sent[http.StatusOK]+sent[http.StatusTooManyRequests] != 2*n || sent[http.StatusTooManyRequests] == 0 {
+		t.Fatalf("statuses %v: want %d answers, some refused by the rate", sent, 2*n)
+	}
+	for i, g := range gs {
+		eventually(t, fmt.Sprintf("replica %d reads both replicas' usage", i), func() (bool, string) {
+			r := adminCall(t, c, g, "GET", "/admin/v1/keys/key_pg/usage", "")
+			var body struct {
+				Data struct {
+					Days []struct {
+						Product  string
+						Requests int
+						Status   map[string]int
+					}
+				}
+			}
+			if err := json.Unmarshal(r.body, &body); err != nil || r.status != http.StatusOK || len(body.Data.Days) != 1 {
+				return false, r.String()
+			}
+			d := body.Data.Days[0]
+			u := usageOf(t, c, g, key)
+			return d.Product == "exercisedb" && d.Requests == 2*n && d.Status["2xx"] == sent[http.StatusOK] &&
+					d.Status["4xx"] == sent[http.StatusTooManyRequests] && u.Today.Requests == 2*n && u.Month.Requests == 2*n,
+				fmt.Sprintf("admin API: %s; /api/v1/usage: today %d, month %d; want %d requests (%v)", r, u.Today.Requests, u.Month.Requests, 2*n, sent)
+		})
+	}
+
+	// A last burst right before SIGTERM: only the last flush can carry it.
+	both(12)
+	for _, g := range gs {
+		g.signal(t, syscall.SIGTERM)
+	}
+	for _, g := range gs {
+		g.waitExit(t)
+	}
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	got := map[string]int{}
+	rows, _ := conn.Query(context.Background(), `SELECT class, n FROM gateway_usage WHERE key_id = 'key_pg' AND product = 'exercisedb' AND day = (now() AT TIME ZONE 'UTC')::date`)
+	var class string
+	var count int
+	if _, err := pgx.ForEachRow(rows, []any{&class, &count}, func() error { got[class] = count; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"2xx": sent[http.StatusOK], "4xx": sent[http.StatusTooManyRequests]}
+	if got["2xx"] != want["2xx"] || got["4xx"] != want["4xx"] || len(got) != 2 {
+		t.Errorf("gateway_usage after SIGTERM holds %v, want %v (%d requests)", got, want, 2*n+2*12)
+	}
+	var last time.Time
+	if err := conn.QueryRow(context.Background(), `SELECT used_at FROM gateway_usage_last WHERE key_id = 'key_pg'`).Scan(&last); err != nil || time.Since(last) > 10*time.Minute {
+		t.Errorf("last use in gateway_usage_last: %v, %v", last, err)
+	}
 }
