@@ -1,13 +1,25 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/internal/testcerts"
 )
 
@@ -63,4 +75,56 @@ func TestCatalogMTLS(t *testing.T) {
 		code, body := adminGet(c, g2, "/readyz")
 		return code == http.StatusServiceUnavailable && strings.Contains(body, "certificate required"), body
 	})
+}
+
+// TestCatalogTransportSystemRoots: catalog.tls without files (only
+// server_name, or {}) is TLS verified against the system's roots: a
+// catalog whose certificate they do not vouch for is refused by
+// verification, not reached in plaintext, and the handshake asks for
+// server_name.
+func TestCatalogTransportSystemRoots(t *testing.T) {
+	ca := testcerts.NewCA(t, "a CA of no system")
+	cert := ca.Server(t, "catalog", "127.0.0.1").TLS(t)
+	names := make(chan string, 10)
+	srv := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{
+		GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			names <- h.ServerName
+			return &cert, nil
+		},
+	})))
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(srv.Stop)
+
+	for name, c := range map[string]*config.CatalogTLS{"server_name only": {ServerName: "catalog"}, "{}": {}} {
+		t.Run(name, func(t *testing.T) {
+			opt, follow, err := catalogTransport(c, nil, prometheus.NewRegistry(), slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatalf("catalogTransport: %v", err)
+			}
+			if err := follow(t.Context()); err != nil {
+				t.Errorf("follow: %v", err)
+			}
+			conn, err := grpc.NewClient(ln.Addr().String(), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			_, err = healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+			if err == nil || !strings.Contains(err.Error(), "x509: certificate signed by unknown authority") {
+				t.Errorf("a call to a catalog with a certificate of another CA: %v, want refused by verification", err)
+			}
+			if c.ServerName != "" {
+				if got := <-names; got != c.ServerName {
+					t.Errorf("the handshake asked for %q, want server_name %q", got, c.ServerName)
+				}
+			}
+		})
+	}
 }

@@ -21,11 +21,11 @@ import (
 // protocols, so HTTP/2 would be lost. NextProtos is left to the server
 // (net/http and grpc-go each add theirs).
 //
-// TLS 1.2 offers only serverSuites; TLS 1.3 has its own, all AEAD.
+// TLS 1.2 offers only suites; TLS 1.3 has its own, all AEAD.
 func (s *Source) ServerConfig() *tls.Config {
 	c := &tls.Config{
 		MinVersion:   tls.VersionTLS12,
-		CipherSuites: serverSuites,
+		CipherSuites: suites,
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 			if m := s.cur.Load(); m.cert != nil {
 				return m.cert, nil
@@ -42,12 +42,13 @@ func (s *Source) ServerConfig() *tls.Config {
 	return c
 }
 
-// serverSuites are the TLS 1.2 cipher suites a server accepts: ECDHE
-// with an AEAD cipher, as Mozilla's "intermediate" configuration has it.
-// Go's defaults add the CBC suites with SHA-1 (flagged weak by TLS
-// scanners); grpc-go already leaves those out of its listeners, and this
-// list makes net/http's (the gateway's public listener) refuse them too.
-var serverSuites = []uint16{
+// suites are the TLS 1.2 cipher suites a server accepts and a client
+// offers: ECDHE with an AEAD cipher, as Mozilla's "intermediate"
+// configuration has it. Go's defaults add the CBC suites with SHA-1
+// (flagged weak by TLS scanners); grpc-go already leaves those out of its
+// listeners and clients, and this list makes net/http's (the gateway's
+// public listener) refuse them too.
+var suites = []uint16{
 	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
 	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
 	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
@@ -78,8 +79,19 @@ func verifyClient(chain []*x509.Certificate, roots *x509.CertPool) error {
 // certificate must carry (empty: the host dialled). It is a snapshot: take
 // one per connection, as ClientCredentials does, to follow rotations.
 func (s *Source) ClientConfig(serverName string) *tls.Config {
-	m := s.cur.Load()
-	c := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: m.pool, ServerName: serverName}
+	return clientConfig(s.cur.Load(), serverName)
+}
+
+// SystemClientConfig is ClientConfig for a client without files: the
+// system's roots, no client certificate. Nothing to re-read, so no Source:
+// the system's roots are read once, when first used.
+func SystemClientConfig(serverName string) *tls.Config {
+	return clientConfig(&material{}, serverName)
+}
+
+// clientConfig is the client configuration of m.
+func clientConfig(m *material, serverName string) *tls.Config {
+	c := &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: suites, RootCAs: m.pool, ServerName: serverName}
 	if m.cert != nil {
 		c.Certificates = []tls.Certificate{*m.cert}
 	}

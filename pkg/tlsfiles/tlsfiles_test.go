@@ -3,12 +3,15 @@ package tlsfiles
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -427,5 +430,40 @@ func TestSignalReload(t *testing.T) {
 	eventually(t, "the certificate re-read on SIGHUP served", func() error { return call(addr, clientOf(t, ca2, nil)) })
 	if !strings.Contains(logged.String(), "reloading TLS files on signal") {
 		t.Errorf("the signal is not logged:\n%s", logged)
+	}
+}
+
+// TestSystemClientConfig: a client without files trusts the system's roots
+// only (a certificate of a CA of its own is refused, not accepted), names
+// the server it expects, and offers what servers accept: TLS 1.2 or later,
+// the same suites.
+func TestSystemClientConfig(t *testing.T) {
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "ca")
+	cert, key := ca.Server(t, "catalog").Write(t, dir, "server")
+	log, _ := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := s.ServerConfig()
+	c := SystemClientConfig("catalog")
+	if c.MinVersion != tls.VersionTLS12 || !slices.Equal(c.CipherSuites, server.CipherSuites) || c.RootCAs != nil || c.ServerName != "catalog" || len(c.Certificates) != 0 {
+		t.Errorf("SystemClientConfig: min version %#x, suites %v (the server's %v), roots %v, server name %q, %d certificates",
+			c.MinVersion, c.CipherSuites, server.CipherSuites, c.RootCAs, c.ServerName, len(c.Certificates))
+	}
+	addr := serveTLS(t, server)
+	var unknown x509.UnknownAuthorityError
+	if err := call(addr, c); !errors.As(err, &unknown) {
+		t.Errorf("a server whose CA is not among the system's roots: %v, want x509.UnknownAuthorityError", err)
+	}
+	trusting := c.Clone()
+	trusting.RootCAs = ca.Pool()
+	if err := call(addr, trusting); err != nil {
+		t.Errorf("the same configuration trusting the server's CA: %v", err)
+	}
+	trusting.ServerName = "other"
+	if err := call(addr, trusting); err == nil {
+		t.Error("a certificate for catalog accepted as one for other")
 	}
 }
