@@ -26,6 +26,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/usage"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/english"
+	"github.com/exercisedb/exercisedb/pkg/serve"
 )
 
 // Prefix is the path under which the API is served.
@@ -104,8 +105,9 @@ type requestIDKey struct{}
 
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
-// guard gives each request an id, refuses it without the admin token (or
-// with the API off), and turns a panic into a 500 envelope.
+// guard gives each request an id, refuses it with Transfer-Encoding (its
+// connection closed) or without the admin token (or with the API off), and
+// turns a panic into a 500 envelope.
 func (a *api) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b [10]byte
@@ -124,6 +126,8 @@ func (a *api) guard(next http.Handler) http.Handler {
 			}
 		}()
 		switch {
+		case serve.RefuseTransferEncoding(w, r):
+			a.fail(w, r, apierror.New(http.StatusBadRequest, "%s", admin.TransferEncodingRefused))
 		case a.TokenHash == "":
 			a.fail(w, r, apierror.New(http.StatusNotFound, "The admin API is off: set admin.token_hash to turn it on."))
 		case !admin.ValidToken(a.TokenHash, r):

@@ -8,6 +8,7 @@ import (
 	"github.com/rs/cors"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/pkg/serve"
 )
 
 // withCORS lets browser apps of the allowed origins call the API: it answers
@@ -63,17 +64,12 @@ func isPreflight(r *http.Request) bool {
 }
 
 // refuseBodies refuses a request that carries a body by Transfer-Encoding,
-// and closes its connection. No route of the API takes a body, and a
-// request with both Transfer-Encoding and Content-Length is the classic
-// request smuggling vector behind a proxy that reads the other header.
-// net/http drops Content-Length from such a request before a handler sees
-// it, so the two cannot be told apart here: any Transfer-Encoding is
-// refused.
+// and closes its connection (serve.RefuseTransferEncoding says why). No
+// route of the API takes a body.
 func (a *api) refuseBodies(c *gin.Context) {
-	if len(c.Request.TransferEncoding) == 0 {
+	if !serve.RefuseTransferEncoding(c.Writer, c.Request) {
 		return
 	}
-	c.Header("Connection", "close")
 	a.fail(c, apierror.New(http.StatusBadRequest,
 		"Transfer-Encoding is not accepted: requests to this API carry no body (a request with both Transfer-Encoding and Content-Length is refused and its connection closed)."))
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/exercisedb/exercisedb/pkg/english"
+	"github.com/exercisedb/exercisedb/pkg/serve"
 )
 
 // Options are the operator's choices for the admin routes.
@@ -70,7 +71,8 @@ func retrySeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/tim
 
 // Handler returns the admin routes. ready reports why the process cannot
 // take traffic, or nil when it can; gatherer supplies /metrics. A path
-// that is not clean (see Unclean) is 404, never a redirect.
+// that is not clean (see Unclean) is 404, never a redirect; a request with
+// Transfer-Encoding is 400, its connection closed.
 func Handler(ready func() error, gatherer prometheus.Gatherer, o Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -96,13 +98,21 @@ func Handler(ready func() error, gatherer prometheus.Gatherer, o Options) http.H
 		mux.Handle("POST /debug/pprof/symbol", guard(http.HandlerFunc(pprof.Symbol)))
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if Unclean(r.URL.Path) {
+		switch {
+		case serve.RefuseTransferEncoding(w, r):
+			writeText(w, http.StatusBadRequest, TransferEncodingRefused)
+		case Unclean(r.URL.Path):
 			writeText(w, http.StatusNotFound, "404 page not found")
-			return
+		default:
+			mux.ServeHTTP(w, r)
 		}
-		mux.ServeHTTP(w, r)
 	})
 }
+
+// TransferEncodingRefused is the message of the 400 of a request carrying
+// Transfer-Encoding on an admin listener (serve.RefuseTransferEncoding).
+const TransferEncodingRefused = "Transfer-Encoding is not accepted: send a body with Content-Length " +
+	"(a request with both Transfer-Encoding and Content-Length is refused and its connection closed)."
 
 // CleanPath returns p as http.ServeMux routes it: rooted, without "//",
 // "." or ".." elements, a trailing slash kept.
