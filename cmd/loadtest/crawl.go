@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,25 +96,61 @@ func newAPIClient(base, key string) *apiClient {
 
 // get returns the body of a 200 answer to path, an error otherwise.
 func (c *apiClient) get(ctx context.Context, path, host string) ([]byte, error) {
+	header := http.Header{}
+	if host != "" {
+		header.Set("X-Gateway-Host", host)
+	}
+	body, _, err := c.fetch(ctx, path, header)
+	return body, err
+}
+
+// fetch returns the body, as sent, and the header of a 200 answer to path
+// asked with header, an error otherwise.
+func (c *apiClient) fetch(ctx context.Context, path string, header http.Header) ([]byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	req.Header = header.Clone()
 	req.Header.Set("X-Gateway-Key", c.key)
-	if host != "" {
-		req.Header.Set("X-Gateway-Host", host)
-	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s: %s", path, resp.Status, strings.TrimSpace(string(body)))
+		return nil, nil, fmt.Errorf("GET %s: %s: %s", path, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return body, resp.Header, nil
+}
+
+// getGzip returns the body of path as a client that accepts gzip gets it,
+// compressed, and checks that it is plain once decompressed: the gzip
+// scenario would otherwise measure something else than a gzip hit.
+func (c *apiClient) getGzip(ctx context.Context, path string, plain []byte) ([]byte, error) {
+	// Set by hand, Accept-Encoding makes net/http's transport hand the
+	// body over as sent.
+	body, header, err := c.fetch(ctx, path, http.Header{"Accept-Encoding": {"gzip"}})
+	if err != nil {
+		return nil, err
+	}
+	if ce := header.Get("Content-Encoding"); ce != "gzip" {
+		return nil, fmt.Errorf("GET %s with Accept-Encoding: gzip: Content-Encoding %q, want gzip (is compression.enabled off?)", path, ce)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s with Accept-Encoding: gzip: %w", path, err)
+	}
+	decoded, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s with Accept-Encoding: gzip: %w", path, err)
+	}
+	if !bytes.Equal(decoded, plain) {
+		return nil, fmt.Errorf("GET %s with Accept-Encoding: gzip: the body decompressed (%d bytes) is not the plain one (%d bytes)", path, len(decoded), len(plain))
 	}
 	return body, nil
 }

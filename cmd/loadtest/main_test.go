@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,7 +78,9 @@ func TestSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rep struct {
-		Scenarios []struct {
+		PageBytes     int `json:"page_bytes"`
+		PageGzipBytes int `json:"page_gzip_bytes"`
+		Scenarios     []struct {
 			ID              string         `json:"id"`
 			Rate            int            `json:"rate"`
 			Connections     int            `json:"connections"`
@@ -88,6 +93,9 @@ func TestSmoke(t *testing.T) {
 	}
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
+	}
+	if rep.PageGzipBytes <= 0 || rep.PageGzipBytes >= rep.PageBytes || !strings.Contains(out, " gzipped (") {
+		t.Errorf("listing page: %d bytes, %d gzipped; want fewer gzipped, and the report to say so", rep.PageBytes, rep.PageGzipBytes)
 	}
 	var ids []string
 	for _, s := range rep.Scenarios {
@@ -118,6 +126,45 @@ func TestSmoke(t *testing.T) {
 	for _, tr := range rep.Targets {
 		if tr.Result != "PASS" && tr.Result != "FAIL" {
 			t.Errorf("target %q: %s", tr.Name, tr.Result)
+		}
+	}
+}
+
+// TestGetGzip: the gzip scenario's set-up fails the run unless the
+// listing comes gzipped, and as the plain page once decompressed.
+func TestGetGzip(t *testing.T) {
+	plain := []byte(`{"data":[]}`)
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(plain)
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept-Encoding") != "gzip" || r.Header.Get("X-Gateway-Key") != "k" {
+			http.Error(w, "want Accept-Encoding: gzip and the key", http.StatusBadRequest)
+			return
+		}
+		switch r.URL.Query().Get("answer") {
+		case "gzip":
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(zipped.Bytes())
+		case "other":
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			zw.Write([]byte(`{"data":[1]}`))
+			zw.Close()
+		default:
+			w.Write(plain)
+		}
+	}))
+	defer srv.Close()
+	c := newAPIClient(srv.URL, "k")
+	body, err := c.getGzip(t.Context(), "/?answer=gzip", plain)
+	if err != nil || !bytes.Equal(body, zipped.Bytes()) {
+		t.Errorf("gzip answer: %d bytes, %v; want the %d bytes sent", len(body), err, zipped.Len())
+	}
+	for answer, want := range map[string]string{"plain": `Content-Encoding "", want gzip`, "other": "is not the plain one"} {
+		if _, err := c.getGzip(t.Context(), "/?answer="+answer, plain); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s answer: %v, want an error containing %q", answer, err, want)
 		}
 	}
 }

@@ -18,8 +18,9 @@ func (r *report) writeMarkdown(w io.Writer) {
 	if r.Pinned {
 		pin = fmt.Sprintf("servers on CPU %s, load generator on CPU %s (taskset)", r.ServerCPUs, r.LoadCPUs)
 	}
-	fmt.Fprintf(w, "`%s`, %s, %s with %d CPUs; %s. Each scenario: %s warm-up, then %s measured; at the maximum rate %s with %d keep-alive connections, at a fixed rate vegeta with %d. Listing page: %d bytes.\n\n",
-		r.Command, r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Platform, r.CPUs, pin, r.Warmup, r.Duration, r.Generator, r.Connections, r.LatencyConnections, r.PageBytes)
+	fmt.Fprintf(w, "`%s`, %s, %s with %d CPUs; %s. Each scenario: %s warm-up, then %s measured; at the maximum rate %s with %d keep-alive connections, at a fixed rate vegeta with %d.\n\n",
+		r.Command, r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Platform, r.CPUs, pin, r.Warmup, r.Duration, r.Generator, r.Connections, r.LatencyConnections)
+	fmt.Fprintf(w, "Listing page (`%s`): %s.\n\n", listingPath, r.pageSizes())
 
 	fmt.Fprintln(w, "| scenario | rate | req/s | × reference | × reference by CPU / req | p50 | p99 | max | responses | no response |")
 	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|---|--:|")
@@ -95,6 +96,17 @@ func (r *report) writeMarkdown(w io.Writer) {
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w)
 	}
+}
+
+// pageSizes words the listing page's size, plain and gzipped: "3,659
+// bytes, 902 gzipped (2,757 saved, 75%)".
+func (r *report) pageSizes() string {
+	out := thousands(float64(r.PageBytes)) + " bytes"
+	if r.PageGzipBytes > 0 && r.PageBytes > 0 {
+		saved := r.PageBytes - r.PageGzipBytes
+		out += fmt.Sprintf(", %s gzipped (%s saved, %.0f%%)", thousands(float64(r.PageGzipBytes)), thousands(float64(saved)), 100*float64(saved)/float64(r.PageBytes))
+	}
+	return out
 }
 
 func kindOrder() []string {

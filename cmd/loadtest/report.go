@@ -74,6 +74,9 @@ type report struct {
 	// LatencyConnections are those of the fixed-rate scenarios.
 	LatencyConnections int `json:"latency_connections"`
 	PageBytes          int `json:"page_bytes"` // size of the listing page (and the reference's body)
+	// PageGzipBytes is the size of the listing page gzipped, as the
+	// listing-gzip scenario's client gets it.
+	PageGzipBytes int `json:"page_gzip_bytes"`
 	// The realistic mix: requests before it repeats, and shares in percent.
 	MixSize       int                `json:"mix_size"`
 	MixByKind     map[string]float64 `json:"mix_by_kind"`

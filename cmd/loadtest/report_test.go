@@ -82,7 +82,7 @@ func testReport(listingRPS, cacheOffRPS float64, halfP99 time.Duration, gatewayH
 	}
 	r := &report{
 		Date: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), Command: "loadtest -duration 10s", Platform: "linux/amd64", CPUs: 2,
-		Pinned: true, ServerCPUs: "1", LoadCPUs: "0", Generator: "wrk 4.1.0 (one thread)", Duration: "10s", Warmup: "2s", Connections: 64, LatencyConnections: 16, PageBytes: 3618,
+		Pinned: true, ServerCPUs: "1", LoadCPUs: "0", Generator: "wrk 4.1.0 (one thread)", Duration: "10s", Warmup: "2s", Connections: 64, LatencyConnections: 16, PageBytes: 3618, PageGzipBytes: 902,
 		MixSize: 4000, MixByKind: map[string]float64{string(kindSingle): 100}, MixByPlan: map[string]float64{"Mega": 100},
 		CacheOffCycle: 34000,
 		Scenarios: []scenarioResult{
@@ -277,6 +277,7 @@ func TestWriteMarkdown(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"`loadtest -duration 10s`, 2026-11-21 12:00 UTC, linux/amd64 with 2 CPUs; servers on CPU 1, load generator on CPU 0 (taskset).",
+		"Listing page (`/api/v1/exercises?limit=10`): 3,618 bytes, 902 gzipped (2,716 saved, 75%).",
 		"at the maximum rate wrk 4.1.0 (one thread) with 64 keep-alive connections, at a fixed rate vegeta with 16.",
 		"| reference | max | 20,000 | 1.00 | 1.00 | 1.00 ms | 4.00 ms | 8.00 ms | 200: 200,000 | 0 |",
 		"| listing | max | 17,000 | 0.85 | 0.83 | 1.50 ms | 6.00 ms | 12.0 ms | 200: 170,000 | 0 |",
@@ -294,6 +295,10 @@ func TestWriteMarkdown(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, out)
 		}
+	}
+	r.PageGzipBytes = 0
+	if got, want := r.pageSizes(), "3,618 bytes"; got != want {
+		t.Errorf("page sizes without the gzipped one: %q, want %q", got, want)
 	}
 	// Every table row has the header's number of cells.
 	for table := range strings.SplitSeq(out, "\n\n") {
@@ -322,7 +327,9 @@ func TestWriteJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		Scenarios []struct {
+		PageBytes     int `json:"page_bytes"`
+		PageGzipBytes int `json:"page_gzip_bytes"`
+		Scenarios     []struct {
 			ID           string         `json:"id"`
 			RPS          float64        `json:"requests_per_second"`
 			P99          float64        `json:"p99_ms"`
@@ -341,6 +348,9 @@ func TestWriteJSON(t *testing.T) {
 	}
 	if len(got.Scenarios) != 6 || got.Scenarios[1].ID != scenarioListing || got.Scenarios[1].RPS != 17000 || got.Scenarios[1].P99 != 6 || got.Scenarios[1].Ratio != 0.85 {
 		t.Errorf("scenarios = %+v", got.Scenarios)
+	}
+	if got.PageBytes != 3618 || got.PageGzipBytes != 902 {
+		t.Errorf("page_bytes %d, page_gzip_bytes %d; want 3618 and 902", got.PageBytes, got.PageGzipBytes)
 	}
 	if c := got.Scenarios[1].CatalogCalls; c == nil || *c != 0.25 {
 		t.Errorf("catalog calls = %v, want 0.25", c)

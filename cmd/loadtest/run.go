@@ -88,6 +88,11 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	// The gzip scenario's set-up: its page, which must come gzipped.
+	pageGzip, err := api.getGzip(ctx, listingPath, page)
+	if err != nil {
+		return err
+	}
 	progress("crawling the API for cursors")
 	h, err := crawl(ctx, api)
 	if err != nil {
@@ -129,6 +134,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 		Connections:        o.connections,
 		LatencyConnections: o.latencyConnections,
 		PageBytes:          len(page),
+		PageGzipBytes:      len(pageGzip),
 		MixSize:            len(items),
 		MixByKind:          byKind,
 		MixByPlan:          byPlan,
