@@ -223,8 +223,10 @@ func TestEndToEnd(t *testing.T) {
 		code, body := adminGet(c, g, "/readyz")
 		return code == http.StatusOK, body
 	})
-	if code, body := adminGet(c, g, "/healthz"); code != http.StatusOK {
-		t.Errorf("/healthz = %d %s", code, body)
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": "exercisedb_build_info{goversion="} {
+		if code, body := adminGet(c, g, path); code != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("GET %s = %d %.200q, want 200 containing %q", path, code, body, want)
+		}
 	}
 
 	const path = "/api/v1/exercises?bodyParts=chest&limit=2"

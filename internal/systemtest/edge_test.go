@@ -182,8 +182,9 @@ func TestForgedHostNotInCacheableOutput(t *testing.T) {
 }
 
 // TestNetHTTPAnswers holds the list of docs/gateway.md of what net/http
-// answers before the gateway gets control (the 431 for headers over 64 KiB
-// is cmd/gateway's server setting, not httptest's).
+// answers before the gateway gets control. The 431 is for a header block
+// over httptest's limit, net/http's default of 1 MiB (cmd/gateway's
+// server sets 64 KiB).
 func TestNetHTTPAnswers(t *testing.T) {
 	s := start(t, options{})
 	for _, tt := range []struct {
@@ -195,6 +196,7 @@ func TestNetHTTPAnswers(t *testing.T) {
 		{"GET /api/v1/liveness HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400},
 		{"GET /api/v1/liveness HTTP/3.0\r\nHost: x\r\n\r\n", 505},
 		{"GET /api/v1/liveness HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n", 417},
+		{"GET /api/v1/liveness HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", http.DefaultMaxHeaderBytes+8<<10) + "\r\n\r\n", 431},
 	} {
 		conn, err := net.Dial("tcp", strings.TrimPrefix(s.gateway.URL, "http://"))
 		if err != nil {
