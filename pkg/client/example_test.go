@@ -46,3 +46,40 @@ func ExampleError() {
 		fmt.Println(page.Meta.Total, "exercises")
 	}
 }
+
+// The variations of an exercise, the other members of its movement family
+// from the easiest, each with its steps; the iterator follows the cursors.
+func ExampleClient_Variations() {
+	c, err := client.New("https://exercisedb.example.com", "exdb_your_key")
+	if err != nil {
+		log.Fatal(err)
+	}
+	q := client.Query{Include: []client.Field{client.Instructions}, Limit: 25}
+	for x, err := range c.Variations(context.Background(), "humnn3ws", q) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(x.Name, x.Difficulty, len(x.Instructions), "steps")
+	}
+}
+
+// What to do instead of the barbell bench press at home: the alternatives
+// that need only body weight, best first. Breaking out of the loop sends
+// no further request.
+func ExampleClient_Alternatives() {
+	c, err := client.New("https://exercisedb.example.com", "exdb_your_key")
+	if err != nil {
+		log.Fatal(err)
+	}
+	q := client.Query{Equipments: []string{"body weight"}, Include: []client.Field{client.Description}}
+	n := 0
+	for x, err := range c.Alternatives(context.Background(), "humnn3ws", q) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %s\n", x.Name, x.Description)
+		if n++; n == 3 {
+			break
+		}
+	}
+}
