@@ -51,6 +51,8 @@ func TestAPI(t *testing.T) {
 		{name: "alternatives-filtered", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?equipments=body%20weight", keyID: "key_pro"}},
 		{name: "alternatives-first-page", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?limit=1", keyID: "key_pro"}},
 		{name: "alternatives-next-page", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?limit=1&after=" + idOf(t, "dumbbell chest press on stability ball"), keyID: "key_pro"}},
+		// Backward from the last alternative: ranked order, not id order.
+		{name: "alternatives-previous-page", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?limit=2&before=" + idOf(t, "dumbbell incline bench press"), keyID: "key_pro"}},
 		{name: "search", req: request{path: "/api/v1/exercises?q=DB%20curls&limit=3", keyID: "key_pro"}},
 		{name: "search-typo", req: request{path: "/api/v1/exercises?q=pulup", keyID: "key_pro"}},
 		{name: "search-prefix", req: request{path: "/api/v1/exercises?q=inclin%20pre", keyID: "key_pro"}},
