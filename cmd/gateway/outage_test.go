@@ -16,13 +16,13 @@ import (
 // items 1, 6 and 7), against the real binaries.
 
 // catalogOutage is how long TestCatalogRecoveryAfterOutage keeps the catalog
-// down. grpc-go's default reconnect backoff (1s growing by 1.6 to 120s, 20%
-// jitter) tries at about 9.3s and 15.8s after the connection is lost, so
-// the default 12s outage ends about 3.5s before the old gateway would try
-// again; the figure is 30s:
+// down: the 30s. grpc-go's default reconnect backoff (1s growing by
+// 1.6 to 120s, 20% jitter) tries at about 26s and 43s after the connection
+// is lost, so the old gateway answered 503 for about 13s after the catalog
+// was back. A shorter outage for a quicker run:
 //
-//	go test -run TestCatalogRecoveryAfterOutage ./cmd/gateway -args -catalog-outage=30s
-var catalogOutage = flag.Duration("catalog-outage", 12*time.Second, "how long TestCatalogRecoveryAfterOutage keeps the catalog down")
+//	go test -run TestCatalogRecoveryAfterOutage ./cmd/gateway -args -catalog-outage=12s
+var catalogOutage = flag.Duration("catalog-outage", 30*time.Second, "how long TestCatalogRecoveryAfterOutage keeps the catalog down")
 
 // startCatalogFixed runs the catalog on a fixed port, one that was free a
 // moment ago (another if it was taken since), so that it can come back on
