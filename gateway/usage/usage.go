@@ -286,7 +286,10 @@ func (m *Meter) Run(ctx context.Context) {
 			cancel()
 			return
 		case <-t.C:
-			fctx, cancel := context.WithTimeout(ctx, m.timeout)
+			// Shutdown does not cut a flush short: a write cancelled
+			// after the store applied it would be retried, and counted
+			// twice. FlushTimeout still bounds it.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.timeout)
 			_ = m.Flush(fctx) // failures are logged once per outage and retried
 			if n%refreshLastEvery == 0 {
 				m.refreshLast(fctx)
