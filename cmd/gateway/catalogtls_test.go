@@ -100,8 +100,18 @@ func TestCatalogTransportSystemRoots(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(srv.Stop)
 
-	for name, c := range map[string]*config.CatalogTLS{"server_name only": {ServerName: "catalog"}, "{}": {}} {
-		t.Run(name, func(t *testing.T) {
+	// In order, the handshakes of the case that reads names first: a
+	// case without a server name sends "" (the target is an address),
+	// which must not be read as the next case's.
+	for _, tc := range []struct {
+		name string
+		c    *config.CatalogTLS
+	}{{"server_name only", &config.CatalogTLS{ServerName: "catalog"}}, {"{}", &config.CatalogTLS{}}} {
+		c := tc.c
+		t.Run(tc.name, func(t *testing.T) {
+			for len(names) > 0 {
+				<-names
+			}
 			opt, follow, err := catalogTransport(c, nil, prometheus.NewRegistry(), slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatalf("catalogTransport: %v", err)
