@@ -1,12 +1,16 @@
 package exercise
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/exercisedb/exercisedb/catalog/dataset"
 )
 
 func TestTermsAndQueries(t *testing.T) {
@@ -124,7 +128,13 @@ func searchFile(n int, seed uint64) *File {
 // collect pages through a search forward, then backward from its end.
 func collect(t *testing.T, c *Catalogue, flt Filter, limit int) (fwd, bwd []string, total int) {
 	t.Helper()
-	req := PageRequest{Limit: limit}
+	return collectCapped(t, c, flt, limit, 0)
+}
+
+// collectCapped is collect with a record cap.
+func collectCapped(t *testing.T, c *Catalogue, flt Filter, limit, recordCap int) (fwd, bwd []string, total int) {
+	t.Helper()
+	req := PageRequest{Limit: limit, RecordCap: recordCap}
 	var last Page
 	for {
 		p, err := c.List(flt, req)
@@ -137,7 +147,7 @@ func collect(t *testing.T, c *Catalogue, flt Filter, limit int) (fwd, bwd []stri
 		if !p.HasNextPage {
 			break
 		}
-		req = PageRequest{Limit: limit, After: p.NextCursor}
+		req = PageRequest{Limit: limit, After: p.NextCursor, RecordCap: recordCap}
 	}
 	p := last
 	for {
@@ -146,16 +156,13 @@ func collect(t *testing.T, c *Catalogue, flt Filter, limit int) (fwd, bwd []stri
 			break
 		}
 		var err error
-		if p, err = c.List(flt, PageRequest{Limit: limit, Before: p.PreviousCursor}); err != nil {
+		if p, err = c.List(flt, PageRequest{Limit: limit, Before: p.PreviousCursor, RecordCap: recordCap}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return fwd, bwd, total
 }
 
-// TestSearchPaging: paging a ranked result forward and backward visits each
-// record once, total is the number paged, and q with a filter returns only
-// records that pass the filter.
 // TestSound: spellings by ear meet the word they spell; other words stay
 // apart.
 func TestSound(t *testing.T) {
@@ -171,6 +178,9 @@ func TestSound(t *testing.T) {
 	}
 }
 
+// TestSearchPaging: paging a ranked result forward and backward visits each
+// record once, total is the number paged, and q with a filter returns only
+// records that pass the filter.
 func TestSearchPaging(t *testing.T) {
 	f := searchFile(800, 4)
 	c := mustNew(t, f)
@@ -204,6 +214,111 @@ func TestSearchPaging(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchPagingRandom is TestSearchPaging over random cases, on the
+// embedded catalogue and on a synthetic one: queries of one to three
+// words drawn from the catalogue's names and vocabularies, some misspelt,
+// the last word sometimes cut short as if being typed; random filters,
+// limits and record caps. For each: forward paging equals backward, each
+// record comes once, total is the number paged, the records are those of
+// the query alone that pass the filter, and the cap keeps the first
+// ranks of the uncapped list. A failure names the case; -search-cases
+// runs more of them.
+func TestSearchPagingRandom(t *testing.T) {
+	embedded, err := Decode(bytes.NewReader(dataset.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*File{embedded, searchFile(600, 8)} {
+		c := mustNew(t, f)
+		var words []string
+		for _, x := range f.Exercises {
+			words = append(words, strings.Fields(strings.ToLower(x.Name))...)
+		}
+		v := f.Vocabularies
+		for _, vs := range [][]string{Names(v.BodyParts), Names(v.Equipments), Names(v.Muscles), Names(v.Difficulties)} {
+			words = append(words, vs...)
+		}
+		fields := []struct {
+			values []string
+			set    func(*Filter, []string)
+		}{
+			{Names(v.BodyParts), func(f *Filter, vs []string) { f.BodyParts = vs }},
+			{Names(v.Equipments), func(f *Filter, vs []string) { f.Equipments = vs }},
+			{Names(v.Difficulties), func(f *Filter, vs []string) { f.Difficulties = vs }},
+			{Names(v.ExerciseTypes), func(f *Filter, vs []string) { f.ExerciseTypes = vs }},
+			{Names(v.Muscles), func(f *Filter, vs []string) { f.TargetMuscles = vs }},
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(f.Exercises)), 12))
+		var found, filtered, capped int // cases that test something
+		for i := range *searchCases {
+			var q []string
+			for range 1 + rng.IntN(3) {
+				w := words[rng.IntN(len(words))]
+				if len(w) > 4 && rng.IntN(4) == 0 { // a typo: two letters swapped
+					j := 1 + rng.IntN(len(w)-2)
+					w = w[:j] + w[j+1:j+2] + w[j:j+1] + w[j+2:]
+				}
+				q = append(q, w)
+			}
+			if last := q[len(q)-1]; len(last) > 3 && rng.IntN(3) == 0 { // being typed
+				q[len(q)-1] = last[:2+rng.IntN(len(last)-2)]
+			}
+			var flt Filter
+			for range rng.IntN(3) {
+				fl := fields[rng.IntN(len(fields))]
+				var vs []string
+				for range 1 + rng.IntN(2) {
+					vs = append(vs, fl.values[rng.IntN(len(fl.values))])
+				}
+				fl.set(&flt, vs)
+			}
+			limit := []int{1, 2, 3, 7, 10, 25, 100}[rng.IntN(7)]
+			recordCap := 0
+			if rng.IntN(3) == 0 {
+				recordCap = 1 + rng.IntN(60)
+			}
+			name := fmt.Sprintf("%s/%d: q %q, filter %+v, limit %d, cap %d", f.Exercises[0].ID, i, strings.Join(q, " "), flt, limit, recordCap)
+			passing, _, _ := collect(t, c, flt, MaxLimit)
+			flt.Query = strings.Join(q, " ")
+			alone, _, _ := collect(t, c, Filter{Query: flt.Query}, MaxLimit)
+			uncapped, _, _ := collect(t, c, flt, MaxLimit)
+			fwd, bwd, total := collectCapped(t, c, flt, limit, recordCap)
+			if !slices.Equal(fwd, bwd) {
+				t.Fatalf("%s: forward %v, backward %v", name, fwd, bwd)
+			}
+			if total != len(fwd) {
+				t.Fatalf("%s: total %d, paged %d", name, total, len(fwd))
+			}
+			seen := map[string]bool{}
+			for _, id := range fwd {
+				if seen[id] {
+					t.Fatalf("%s: %s comes twice", name, id)
+				}
+				seen[id] = true
+			}
+			want := slices.DeleteFunc(slices.Clone(alone), func(id string) bool { return !slices.Contains(passing, id) })
+			if got := slices.Sorted(slices.Values(uncapped)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+				t.Fatalf("%s: %d records, want the %d of the query alone that pass the filter", name, len(got), len(want))
+			}
+			if n := min(len(uncapped), recordCap); recordCap > 0 && !slices.Equal(fwd, uncapped[:n]) {
+				t.Fatalf("%s: capped %v, want the first %d of %v", name, fwd, n, uncapped)
+			}
+			if len(fwd) > 0 {
+				found++
+			}
+			if len(want) < len(alone) {
+				filtered++
+			}
+			if recordCap > 0 && recordCap < len(uncapped) {
+				capped++
+			}
+		}
+		t.Logf("%d records: %d cases, %d with records, %d that a filter narrows, %d that a cap cuts", len(f.Exercises), *searchCases, found, filtered, capped)
+	}
+}
+
+var searchCases = flag.Int("search-cases", 150, "random cases TestSearchPagingRandom runs on each catalogue")
 
 func TestSearchRanking(t *testing.T) {
 	f := &File{Format: FormatV1, Vocabularies: testVocabularies()}
