@@ -38,6 +38,14 @@ type searchIndex struct {
 	surface  map[string]string
 	sorted   []string
 	byLength [][]string
+	// pairOf maps a surface word that is an adjacent pair joined
+	// ("pressrow") to its first word ("press"), when every record the
+	// pair matches (by name, field, name proper and confirmed field) the
+	// word matches too: a prefix or a typo that expands to both need not
+	// count the pair's records (see word). firstOf holds, until finish,
+	// the first word of each pair ("" if two texts split it apart
+	// differently).
+	pairOf, firstOf map[string]string
 	// sounds maps the sound of each of those words, singular (see sound),
 	// to them.
 	sounds map[string][]string
@@ -141,6 +149,10 @@ type searchIndex struct {
 	// class: "dumbbell press" is the dumbbell bench press, not the
 	// "dumbbell w press".
 	masks, searchMasks []*roaring.Bitmap
+	// searchMasksPartition reports whether every record is in exactly
+	// one of the searchMasks, so that splitting a set by them keeps its
+	// size (see search).
+	searchMasksPartition bool
 	// familySize counts the records of each family, and standardOf holds
 	// each family's standard form, until finish.
 	familySize map[string]int
@@ -161,7 +173,7 @@ type searchIndex struct {
 func newSearchIndex(muscles []Muscle) *searchIndex {
 	s := &searchIndex{
 		name: map[string]*roaring.Bitmap{}, field: map[string]*roaring.Bitmap{}, aliasOnly: map[string]*roaring.Bitmap{},
-		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{},
+		keys: map[string]*roaring.Bitmap{}, memo: map[string][]string{}, surface: map[string]string{}, firstOf: map[string]string{},
 		head: map[string]*roaring.Bitmap{}, familyWord: map[string]*roaring.Bitmap{}, familyRecords: map[string]*roaring.Bitmap{}, familySize: map[string]int{}, standardOf: map[string]uint32{},
 		fieldWritten: map[string]*roaring.Bitmap{}, singulars: map[string][]string{}, whole: map[string]bool{},
 		primary: map[string]*roaring.Bitmap{}, partOf: map[string]string{}, secondTargets: map[string]*roaring.Bitmap{},
@@ -239,6 +251,16 @@ func (s *searchIndex) terms(text string) []string {
 		// Numbers are never corrected or completed: they stay out.
 		if !isNumber(w) {
 			s.surface[w] = t[i]
+		}
+	}
+	ws := words(text)
+	for i := 1; i < len(ws); i++ {
+		if a, b := ws[i-1], ws[i]; !isNumber(a) && !isNumber(b) {
+			if first, ok := s.firstOf[a+b]; !ok {
+				s.firstOf[a+b] = a
+			} else if first != a {
+				s.firstOf[a+b] = ""
+			}
 		}
 	}
 	if len(s.memo) < 1<<16 {
@@ -405,6 +427,10 @@ func (s *searchIndex) addField(pos uint32, v string, confirms bool) {
 
 // finish optimises the bitmaps and lists the terms for lookups.
 func (s *searchIndex) finish() {
+	var records uint64 // each record has a number of name words
+	for _, b := range s.words {
+		records += b.GetCardinality()
+	}
 	for _, m := range []map[string]*roaring.Bitmap{s.name, s.field, s.fieldWritten, s.aliasOnly, s.keys, s.head, s.primary, s.secondTargets} {
 		for _, b := range m {
 			b.RunOptimize()
@@ -547,6 +573,7 @@ func (s *searchIndex) finish() {
 		}
 		s.searchMasks = slices.DeleteFunc(s.searchMasks, (*roaring.Bitmap).IsEmpty)
 	}
+	s.searchMasksPartition = disjoint(s.searchMasks) && or(s.searchMasks...).GetCardinality() == records
 	s.stemHead = map[string]*roaring.Bitmap{}
 	for h, b := range s.head {
 		k := stem(h)
@@ -574,7 +601,19 @@ func (s *searchIndex) finish() {
 		}
 		s.byLength[len(t)] = append(s.byLength[len(t)], t)
 	}
-	s.memo, s.singulars = nil, nil
+	s.pairOf = map[string]string{}
+	for pair, first := range s.firstOf {
+		l, k := s.surface[pair], s.surface[first]
+		if first == "" || l == k {
+			continue
+		}
+		within := func(b, of *roaring.Bitmap) bool { return b == nil || of != nil && contains(of, b) }
+		if within(s.name[l], s.name[k]) && within(s.field[l], s.field[k]) && within(s.ownName(l).get(), s.ownName(k).get()) &&
+			within(s.fieldWritten[singular(pair)], s.fieldWritten[singular(first)]) {
+			s.pairOf[pair] = first
+		}
+	}
+	s.memo, s.singulars, s.firstOf = nil, nil, nil
 }
 
 // checkQuery reports what makes q unusable (see checkText).
@@ -608,21 +647,32 @@ func checkQuery(q string, bad *ArgumentError) {
 // each, the standard forms first, of larger families first (the movement
 // most likely meant), then names of fewer words (the closer match), then
 // ids.
-// A search touches the name's words only when a page reads them.
+//
+// A search computes at once only the records that match every word (the
+// list, and its total); each tier, made of sets computed when first read
+// (see lazy and searchSets), only when a page reaches it (see ranked):
+// the first page of a query typed afresh reads one or two tiers of
+// dozens, over sets of up to a million records.
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
 	units := s.orAnatomy(s.completeWord(s.completeSynonyms(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))))))
+	x := &searchSets{}
 	ms := make([]matches, len(units))
-	var inName, fields []*roaring.Bitmap
+	var inName, fields []*lazy
 	for i, u := range units {
-		ms[i] = s.unit(u, len(units) > 1)
+		ms[i] = s.unit(u, len(units) > 1, x)
 		inName = append(inName, ms[i].inName)
-		if !ms[i].field.IsEmpty() {
-			fields = append(fields, ms[i].field)
-		}
+		fields = append(fields, ms[i].field)
 	}
-	every := combine(ms, and)
-	all := roaring.And(every.anywhere, set)
+	every := combine(ms, x.lazyAnd)
+	// all, the records that match every unit, are the list, in tiers
+	// that are parts of all: it is computed now, for the total, and the
+	// tiers only when a page reaches them.
+	all := every.anywhere.get()
+	if set.GetCardinality() < c.all.GetCardinality() { // else set is every record
+		all = roaring.And(all, set)
+	}
+	whole := known(all)
 	// Every tier but the whole-name ones (1 and 4) and the staples (2) is
 	// split twice. First by the head: the records whose name ends with the
 	// query's last word. Then the words that name equipment, a muscle, a
@@ -632,74 +682,93 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// "chest-supported dumbbell row".
 	// A query whose last word ends no name may name the movement by its
 	// family instead ("incline dumbbell": the incline presses).
-	headed := roaring.And(all, s.headed(units))
-	if fam := s.familyNamed(units); headed.IsEmpty() && fam != nil {
-		headed = roaring.And(all, fam)
-	}
-	confirmed := empty
-	if len(fields) > 0 {
-		confirmed = roaring.FastAnd(append(fields, all)...)
-	}
-	split := func(b *roaring.Bitmap) []*roaring.Bitmap {
-		t := roaring.And(all, b)
-		parts := []*roaring.Bitmap{t}
-		if !headed.IsEmpty() {
-			parts = []*roaring.Bitmap{roaring.And(t, headed), t}
+	// As the tiers are parts of all, neither is intersected with all.
+	headed := deferred(func() *roaring.Bitmap {
+		h := s.headed(units)
+		if fam := s.familyNamed(units); fam != nil && !h.Intersects(all) {
+			return fam
 		}
-		if confirmed.IsEmpty() {
-			return parts
-		}
-		var out []*roaring.Bitmap
-		for _, p := range parts {
-			out = append(out, roaring.And(p, confirmed), p)
-		}
-		return out
+		return h
+	})
+	// confirmed returns the records of t whose fields confirm every word
+	// that some record's fields confirm; none if no word is confirmed.
+	confirmed := func(t *lazy) *lazy {
+		return deferred(func() *roaring.Bitmap {
+			var bs []*roaring.Bitmap
+			for _, f := range fields {
+				if b := f.get(); !b.IsEmpty() {
+					bs = append(bs, b)
+				}
+			}
+			if len(bs) == 0 {
+				return empty
+			}
+			return x.lazyAnd(append([]*lazy{t}, knownAll(bs)...)...).get()
+		})
 	}
-	tiers := []*roaring.Bitmap{roaring.And(all, s.exactKeys(units, false))}
+	split := func(b *lazy) []*lazy {
+		t := whole
+		if b != whole {
+			t = x.inAll(b, whole)
+		}
+		t2 := x.lazyAnd(t, headed)
+		return []*lazy{confirmed(t2), t2, confirmed(t), t}
+	}
+	tiers := []*lazy{deferred(func() *roaring.Bitmap { return roaring.And(s.exactKeys(units, false), all) })}
 	// A query of vocabulary values alone ("biceps", "dumbbell chest",
 	// "cardio") asks for the exercises that train that muscle with that
 	// equipment: the staples its values describe come first ("biceps":
 	// the barbell curl before a "seated biceps stretch"), of strength
 	// first unless it names a type, and of larger families first.
-	var staples, stapleMasks []*roaring.Bitmap
+	var staples []*lazy
+	var stapleMasks []*roaring.Bitmap
 	d, described := s.describe(units, false)
 	// A description of two words or more that begins a name ("dumbbell
 	// shoulder", "barbell back", "hex bar") is that name being typed first.
 	typed := phrasal(units)
 	typing := described && typed != nil
 	if typing {
-		tiers = append(tiers, roaring.And(all, s.completedKeys(typed)))
+		tiers = append(tiers, deferred(func() *roaring.Bitmap { return roaring.And(s.completedKeys(typed), all) }))
 	}
 	if described {
 		stapleMasks = s.stapleMasks(d.equipments)
-		t := roaring.FastAnd(all, d.records, or(stapleMasks...))
-		// No staple trains the muscle first: those that train it too.
-		if t.IsEmpty() && d.anatomical {
-			second, _ := s.describe(units, true)
-			t = roaring.FastAnd(all, second.records, or(stapleMasks...))
-		}
+		anyStaple := or(stapleMasks...)
+		t := deferred(func() *roaring.Bitmap {
+			if anyStaple.IsEmpty() {
+				return empty
+			}
+			t := roaring.FastAnd(anyStaple, all, d.records.get())
+			// No staple trains the muscle first: those that train it too.
+			if t.IsEmpty() && d.anatomical {
+				second, _ := s.describe(units, true)
+				t = roaring.FastAnd(anyStaple, all, second.records.get())
+			}
+			return t
+		})
 		if !d.typed {
 			strength := s.strength
 			if d.anatomical {
 				strength = s.loaded
 			}
-			staples = append(staples, roaring.And(t, strength))
+			staples = append(staples, x.lazyAnd(t, known(strength)))
 		} else if named := s.typeNamed(units); named != nil {
 			// A type named for what its exercises are called: its
 			// staples so named first ("stretching": the stretches).
-			staples = append(staples, roaring.And(t, named))
+			staples = append(staples, x.lazyAnd(t, known(named)))
 		}
 		staples = append(staples, t)
 		// A day of two muscles ("shoulders and triceps") leads with the
 		// first staple of each: the overhead press and the pushdown.
 		if lead := s.leaders(units, staples[0], stapleMasks); lead != nil {
-			staples = append([]*roaring.Bitmap{lead}, staples...)
+			staples = append([]*lazy{known(lead)}, staples...)
 		}
 		tiers = append(tiers, staples...)
 	}
 	tiers = append(tiers, split(every.own)...)
 	tiers = append(tiers, split(every.exact)...)
-	tiers = append(tiers, roaring.And(all, s.exactKeys(units, true)), roaring.And(all, s.completedKeys(units)))
+	tiers = append(tiers,
+		deferred(func() *roaring.Bitmap { return roaring.And(s.exactKeys(units, true), all) }),
+		deferred(func() *roaring.Bitmap { return roaring.And(s.completedKeys(units), all) }))
 	// Without loose matches these are the second and third tiers again;
 	// without terms found in aliases only, the first of them is the second.
 	if every.loose && every.aliased {
@@ -712,19 +781,26 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// holds the records with at least k (with all of them, a record is in
 	// the tier above; one or more is a union; none is every match).
 	if n := len(units); n >= 3 {
-		atLeast := make([]*roaring.Bitmap, n)
-		atLeast[0] = all
+		atLeast := make([]*lazy, n)
+		atLeast[0] = whole
 		for i, in := range inName {
 			for k := min(i+1, n-1); k >= 1; k-- {
-				atLeast[k] = or(orEmpty(atLeast[k]), roaring.And(atLeast[k-1], in))
+				more, fewer := atLeast[k], atLeast[k-1]
+				atLeast[k] = deferred(func() *roaring.Bitmap {
+					these := roaring.And(fewer.get(), in.get())
+					if more == nil {
+						return these
+					}
+					return or(more.get(), these)
+				})
 			}
 		}
 		for k := n - 1; k >= 2; k-- {
 			tiers = append(tiers, split(atLeast[k])...)
 		}
 	}
-	tiers = append(tiers, split(or(inName...))...)
-	tiers = append(tiers, split(all)...)
+	tiers = append(tiers, split(x.lazyOr(inName...))...)
+	tiers = append(tiers, split(whole)...)
 	// The staples' tiers follow tier 1 (and the names being typed); they
 	// are split by family size.
 	first := 1
@@ -735,30 +811,44 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// staples, the records whose fields confirm it come first, each tier
 	// in turn, then the others ("shoulder mobility": a shoulder drill of
 	// the stretching type before a "knee-to-opposite-shoulder stretch",
-	// a stretch for the hips).
-	if described && !confirmed.IsEmpty() {
+	// a stretch for the hips). Without confirmed records, those tiers are
+	// empty.
+	if described {
 		rest := tiers[first+len(staples):]
-		conf := make([]*roaring.Bitmap, 0, 2*len(rest))
+		conf := make([]*lazy, 0, 2*len(rest))
 		for _, t := range rest {
-			conf = append(conf, roaring.And(t, confirmed))
+			conf = append(conf, confirmed(t))
 		}
 		tiers = append(tiers[:first+len(staples):first+len(staples)], append(conf, rest...)...)
 	}
 	// Each tier less the better ones, then split by the masks: the
-	// standard forms, then name length.
-	taken := roaring.New()
-	for _, t := range tiers {
-		t.AndNot(taken)
-		taken.Or(t)
+	// standard forms, then name length; only as pages reach it.
+	staplesDisjoint := disjoint(stapleMasks)
+	pending := make([]pendingTier, 0, len(tiers))
+	for i, t := range tiers {
+		p := pendingTier{records: t, masks: s.searchMasks, disjoint: s.searchMasksPartition}
+		if i >= first && i < first+len(staples) {
+			p.masks, p.disjoint = stapleMasks, staplesDisjoint
+		}
+		pending = append(pending, p)
 	}
-	r := newSplitRanked(tiers[:first], s.searchMasks)
-	for _, t := range staples {
-		r.split(t, stapleMasks)
+	// Every tier is a part of all, and the last is all: the list holds
+	// each record of all once when the masks of every tier are a
+	// partition, and its length is then known without materialising it.
+	total := -1
+	if s.searchMasksPartition && staplesDisjoint {
+		total = int(all.GetCardinality())
 	}
-	for _, t := range tiers[first+len(staples):] {
-		r.split(t, s.searchMasks)
+	return newDeferredRanked(all, total, pending)
+}
+
+// disjoint reports whether no record is in two of the bitmaps.
+func disjoint(bs []*roaring.Bitmap) bool {
+	var sum uint64
+	for _, b := range bs {
+		sum += b.GetCardinality()
 	}
-	return r
+	return sum == or(bs...).GetCardinality()
 }
 
 // leaders returns the first staple of a query that "and" joins muscles
@@ -767,7 +857,7 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 // no parts. A day of both asks for the best of each before the rest of
 // either: "shoulders and triceps", the overhead press and the pushdown;
 // "glutes and hamstrings", the deadlift, which trains both.
-func (s *searchIndex) leaders(units []unit, staples *roaring.Bitmap, masks []*roaring.Bitmap) *roaring.Bitmap {
+func (s *searchIndex) leaders(units []unit, staplesOf *lazy, masks []*roaring.Bitmap) *roaring.Bitmap {
 	firstOf := func(t *roaring.Bitmap) (uint32, bool) {
 		for _, m := range masks {
 			if b := roaring.And(t, m); !b.IsEmpty() {
@@ -781,6 +871,7 @@ func (s *searchIndex) leaders(units []unit, staples *roaring.Bitmap, masks []*ro
 		if u.parts == nil {
 			continue
 		}
+		staples := staplesOf.get()
 		lead, ok := firstOf(staples)
 		if !ok {
 			return nil
@@ -789,11 +880,11 @@ func (s *searchIndex) leaders(units []unit, staples *roaring.Bitmap, masks []*ro
 			one := slices.Clone(units)
 			one[i] = unit{alternatives: part, last: u.last}
 			trains, ok := s.describe(one, true)
-			if !ok || trains.records.Contains(lead) {
+			if !ok || trains.records.get().Contains(lead) {
 				continue
 			}
 			d, _ := s.describe(one, false)
-			if pos, ok := firstOf(roaring.And(staples, d.records)); ok {
+			if pos, ok := firstOf(roaring.And(staples, d.records.get())); ok {
 				if out == nil {
 					out = roaring.BitmapOf(lead)
 				}
@@ -827,9 +918,10 @@ func (s *searchIndex) typeNamed(units []unit) *roaring.Bitmap {
 // description is what a query of vocabulary values describes: the
 // records each of its values describes first (see primary), whether one
 // is an exercise type, whether one is a muscle or body part, and the
-// equipments among them.
+// equipments among them. The records are computed when first read: a
+// query of vocabulary values reads them only for its staples.
 type description struct {
-	records           *roaring.Bitmap
+	records           *lazy
 	typed, anatomical bool
 	equipments        []string
 }
@@ -839,18 +931,22 @@ type description struct {
 // With second, a muscle or body part describes the records it is any
 // target of, not only the first.
 func (s *searchIndex) describe(units []unit, second bool) (d description, ok bool) {
-	var each []*roaring.Bitmap
+	// valuesOf holds, for each unit, the records of its values, and
+	// musclesOf its muscles.
+	var valuesOf [][]*roaring.Bitmap
+	var musclesOf [][]string
 	for _, u := range units {
-		var any, region []*roaring.Bitmap
+		var values []*roaring.Bitmap
+		var muscles []string
 		for _, alt := range u.alternatives {
 			v := singularPhrase(alt)
 			if s.muscles[v] && u.parts == nil {
-				region = append(region, or(orEmpty(s.primary[v]), orEmpty(s.secondTargets[v])))
+				muscles = append(muscles, v)
 			}
 			if b := s.primary[v]; b != nil {
-				any = append(any, b)
+				values = append(values, b)
 				if second && s.secondTargets[v] != nil {
-					any = append(any, s.secondTargets[v])
+					values = append(values, s.secondTargets[v])
 				}
 				d.typed = d.typed || s.types[v]
 				d.anatomical = d.anatomical || s.anatomy[v]
@@ -859,24 +955,35 @@ func (s *searchIndex) describe(units []unit, second bool) (d description, ok boo
 				}
 			}
 		}
-		if any == nil {
+		if values == nil {
 			return description{}, false
 		}
-		// A region of two muscles or more ("mid back": the middle
-		// trapezius and the rhomboids) is trained first by the records
-		// that target two of them, whichever they name first: the barbell
-		// and cable rows, which name the lats first.
-		for i := range region {
-			for j := i + 1; j < len(region); j++ {
-				any = append(any, roaring.And(region[i], region[j]))
-			}
-		}
-		each = append(each, or(any...))
+		valuesOf, musclesOf = append(valuesOf, values), append(musclesOf, muscles)
 	}
-	if each == nil {
+	if valuesOf == nil {
 		return description{}, false
 	}
-	d.records = and(each...)
+	d.records = deferred(func() *roaring.Bitmap {
+		each := make([]*roaring.Bitmap, len(valuesOf))
+		for k, values := range valuesOf {
+			var trained []*roaring.Bitmap
+			for _, v := range musclesOf[k] {
+				trained = append(trained, or(orEmpty(s.primary[v]), orEmpty(s.secondTargets[v])))
+			}
+			// A region of two muscles or more ("mid back": the middle
+			// trapezius and the rhomboids) is trained first by the
+			// records that target two of them, whichever they name first:
+			// the barbell and cable rows, which name the lats first.
+			values = slices.Clip(values)
+			for i := range trained {
+				for j := i + 1; j < len(trained); j++ {
+					values = append(values, roaring.And(trained[i], trained[j]))
+				}
+			}
+			each[k] = or(values...)
+		}
+		return and(each...)
+	})
 	return d, true
 }
 
@@ -1347,21 +1454,168 @@ func and(bs ...*roaring.Bitmap) *roaring.Bitmap {
 }
 
 // or is roaring.FastOr without the empty bitmaps, and without the copy of
-// a single one: its result is only read.
+// a single one: its result is only read. The bitmaps within the largest
+// are left out too, so that, when all are, the largest is the union: a
+// union of a million records costs more to allocate and collect than to
+// count what the others add.
 func or(bs ...*roaring.Bitmap) *roaring.Bitmap {
-	nonEmpty := bs[:0:0]
+	return union(bs, func(b, big *roaring.Bitmap) bool { return contains(big, b) })
+}
+
+// union is or, in reporting whether a bitmap is within another.
+func union(bs []*roaring.Bitmap, in func(b, big *roaring.Bitmap) bool) *roaring.Bitmap {
+	distinct := bs[:0:0]
+	var largest *roaring.Bitmap
+	var most uint64
 	for _, b := range bs {
-		if !b.IsEmpty() {
-			nonEmpty = append(nonEmpty, b)
+		if n := b.GetCardinality(); n > 0 && !slices.Contains(distinct, b) {
+			distinct = append(distinct, b)
+			if n > most {
+				largest, most = b, n
+			}
 		}
 	}
-	switch len(nonEmpty) {
+	if len(distinct) > 1 {
+		rest := distinct[:0]
+		for _, b := range distinct {
+			if b == largest || !in(b, largest) {
+				rest = append(rest, b)
+			}
+		}
+		distinct = rest
+	}
+	switch len(distinct) {
 	case 0:
 		return empty
 	case 1:
-		return nonEmpty[0]
+		return distinct[0]
 	}
-	return roaring.FastOr(nonEmpty...)
+	return roaring.FastOr(distinct...)
+}
+
+// contains reports whether b is within big.
+func contains(big, b *roaring.Bitmap) bool {
+	n := b.GetCardinality()
+	return n <= big.GetCardinality() && b.AndCardinality(big) == n
+}
+
+// searchSets computes the sets of one search, each once. They share
+// bitmaps: for a word matched as typed, own, exact, inName and anywhere
+// are one bitmap of the index, so that the records with both words of
+// "incline press" in their name and those that match both anywhere are
+// one intersection; and the terms a prefix or a typo expands to are
+// often pairs of words joined ("pressrow"), whose records have the word
+// alone ("press"), so that a union is mostly its largest bitmap.
+type searchSets struct {
+	done []intersection
+	// within remembers whether a bitmap is within another, by the pair.
+	within map[[2]*roaring.Bitmap]bool
+}
+
+type intersection struct {
+	of []*roaring.Bitmap
+	bm *roaring.Bitmap
+}
+
+// lazyAnd returns the intersection of ls, computed when read: it reads
+// them in turn, and none after an empty one.
+func (x *searchSets) lazyAnd(ls ...*lazy) *lazy {
+	l := deferred(func() *roaring.Bitmap {
+		bs := make([]*roaring.Bitmap, 0, len(ls))
+		for _, l := range ls {
+			b := l.get()
+			if b.IsEmpty() {
+				return empty
+			}
+			if !slices.Contains(bs, b) {
+				bs = append(bs, b)
+			}
+		}
+		return x.and(bs)
+	})
+	l.factors = ls
+	return l
+}
+
+// and returns the intersection of the distinct bitmaps bs, the one
+// computed before if any.
+func (x *searchSets) and(bs []*roaring.Bitmap) *roaring.Bitmap {
+	if len(bs) == 1 {
+		return bs[0]
+	}
+	for _, d := range x.done {
+		if len(d.of) == len(bs) && !slices.ContainsFunc(bs, func(b *roaring.Bitmap) bool { return !slices.Contains(d.of, b) }) {
+			return d.bm
+		}
+	}
+	// Smallest first: each step is bounded by the smaller operand.
+	slices.SortFunc(bs, func(a, b *roaring.Bitmap) int { return cmp.Compare(a.GetCardinality(), b.GetCardinality()) })
+	bm := roaring.FastAnd(bs...)
+	x.done = append(x.done, intersection{of: bs, bm: bm})
+	return bm
+}
+
+// lazyOr returns the union of ls, computed when read. An intersection
+// of which one set is another of ls adds nothing to it (A ∪ (A ∩ B) is
+// A), and is not computed: "bench" or the "bench press" of the synonym
+// table is "bench".
+func (x *searchSets) lazyOr(ls ...*lazy) *lazy {
+	return deferred(func() *roaring.Bitmap {
+		var bs []*roaring.Bitmap
+		for _, l := range ls {
+			if l.factors == nil {
+				bs = append(bs, l.get())
+			}
+		}
+		absorbed := func(f *lazy) bool { return f.factors == nil && slices.Contains(bs, f.get()) }
+		for _, l := range ls {
+			if l.factors != nil && !slices.ContainsFunc(l.factors, absorbed) {
+				bs = append(bs, l.get())
+			}
+		}
+		return x.or(bs...)
+	})
+}
+
+// or is the global or, remembering which bitmaps are within others.
+func (x *searchSets) or(bs ...*roaring.Bitmap) *roaring.Bitmap {
+	return union(bs, func(b, big *roaring.Bitmap) bool {
+		k := [2]*roaring.Bitmap{b, big}
+		in, ok := x.within[k]
+		if !ok {
+			in = contains(big, b)
+			if x.within == nil {
+				x.within = map[[2]*roaring.Bitmap]bool{}
+			}
+			x.within[k] = in
+		}
+		return in
+	})
+}
+
+// inAll returns the records of b within all: b itself when all holds
+// it, as it mostly does (the tiers are made of sets within the records
+// that match anywhere), or all when b holds it, rather than a copy.
+func (x *searchSets) inAll(b, all *lazy) *lazy {
+	return deferred(func() *roaring.Bitmap {
+		bm, whole := b.get(), all.get()
+		switch n := bm.AndCardinality(whole); n {
+		case bm.GetCardinality():
+			return bm
+		case whole.GetCardinality():
+			return whole
+		}
+		return x.and([]*roaring.Bitmap{bm, whole})
+	})
+}
+
+// knownAll returns bs as lazy sets already computed.
+func knownAll(bs []*roaring.Bitmap) []*lazy {
+	out := make([]*lazy, len(bs))
+	for i, b := range bs {
+		out[i] = known(b)
+	}
+	return out
 }
 
 // matches are the records that match a word, or a unit of a query, each
@@ -1370,14 +1624,16 @@ func or(bs ...*roaring.Bitmap) *roaring.Bitmap {
 // the name proper (ownLoose), exactly or loosely in a name or alias
 // (inName), and anywhere. Loosely means: through a term within the
 // allowed typos of the word when it is no term of the catalogue, or, for
-// a prefix word, a term that starts with it.
+// a prefix word, a term that starts with it. Each is computed when first
+// read: a search reads anywhere for its total, and the others only as its
+// pages reach the tiers made of them.
 type matches struct {
-	own, exact, ownLoose, inName, anywhere *roaring.Bitmap
+	own, exact, ownLoose, inName, anywhere *lazy
 	// field holds the records whose equipment, muscles, body parts, type
 	// or difficulty confirm the words: have them as written but for a
 	// plural, or loosely. (Through stems, the fields match more: anywhere
 	// holds them.)
-	field *roaring.Bitmap
+	field *lazy
 	// loose reports whether any word matched loosely: if none did,
 	// ownLoose is own and inName is exact. aliased reports whether any
 	// term it matched is in an alias but not the name of some record: if
@@ -1388,7 +1644,7 @@ type matches struct {
 // unit returns the records that match a unit of a query.
 // With others set, the query has other units to narrow the results, so
 // shorter words may be corrected or completed.
-func (s *searchIndex) unit(u unit, others bool) matches {
+func (s *searchIndex) unit(u unit, others bool, x *searchSets) matches {
 	alternatives := u.alternatives
 	for _, alt := range u.alternatives {
 		// Two words may be written as one ("body weight", "bodyweight").
@@ -1413,40 +1669,40 @@ func (s *searchIndex) unit(u unit, others bool) matches {
 		if i > 0 && i < len(u.alternatives) && !u.split && s.exerciseName(alt) && strings.Join(alt, "") != strings.Join(u.alternatives[0], "") {
 			ws := make([]matches, len(alt))
 			for j, w := range alt {
-				ws[j] = s.word(w, u.last && j == len(alt)-1, others, false)
+				ws[j] = s.word(w, u.last && j == len(alt)-1, others, false, x)
 			}
-			apart := combine(ws, and)
+			apart := combine(ws, x.lazyAnd)
 			ms[i] = apart
 			if len(u.alternatives[0]) > 1 {
 				// The words apart match as through a field would, below
 				// the names that have them in a row ("upper chest cable":
 				// the incline cable fly).
-				ms[i] = combine(s.wordPairs(alt, u.last, others), and)
+				ms[i] = combine(s.wordPairs(alt, u.last, others, x), x.lazyAnd)
 			}
-			ms[i].anywhere, ms[i].field = apart.inName, empty
+			ms[i].anywhere, ms[i].field = apart.inName, known(empty)
 			continue
 		}
 		ws := make([]matches, len(alt))
 		for j, w := range alt {
-			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct && !((u.split || u.misspelt || u.completed) && i > 0))
+			ws[j] = s.word(w, u.last && j == len(alt)-1, others, correct && !((u.split || u.misspelt || u.completed) && i > 0), x)
 		}
-		ms[i] = combine(ws, and)
+		ms[i] = combine(ws, x.lazyAnd)
 	}
-	return combine(ms, or)
+	return combine(ms, x.lazyOr)
 }
 
 // wordPairs returns the matches of the adjacent words of a phrase joined,
 // as the index holds them (see written): the phrase's words in a row. A
 // number and a word are never joined: they match apart.
-func (s *searchIndex) wordPairs(alt []string, last, others bool) []matches {
+func (s *searchIndex) wordPairs(alt []string, last, others bool, x *searchSets) []matches {
 	var out []matches
 	for j := 1; j < len(alt); j++ {
 		a, b := alt[j-1], alt[j]
 		if isNumber(a) == isNumber(b) {
-			out = append(out, s.word(a+b, last && j == len(alt)-1, others, false))
+			out = append(out, s.word(a+b, last && j == len(alt)-1, others, false, x))
 			continue
 		}
-		out = append(out, s.word(a, false, others, false), s.word(b, last && j == len(alt)-1, others, false))
+		out = append(out, s.word(a, false, others, false, x), s.word(b, last && j == len(alt)-1, others, false, x))
 	}
 	return out
 }
@@ -1459,13 +1715,14 @@ func (s *searchIndex) exerciseName(alt []string) bool {
 	return len(alt) >= 2 && !s.phrases[stemmed(alt)] && s.primary[singularPhrase(alt)] == nil
 }
 
-// combine returns the matches of all of ms (op and) or any (op or).
-func combine(ms []matches, op func(...*roaring.Bitmap) *roaring.Bitmap) matches {
+// combine returns the matches of all of ms (op a lazyAnd) or any (op a
+// lazyOr).
+func combine(ms []matches, op func(...*lazy) *lazy) matches {
 	if len(ms) == 1 {
 		return ms[0]
 	}
 	var out matches
-	var own, exact, ownLoose, inName, anywhere, field []*roaring.Bitmap
+	var own, exact, ownLoose, inName, anywhere, field []*lazy
 	for _, m := range ms {
 		own, exact, ownLoose = append(own, m.own), append(exact, m.exact), append(ownLoose, m.ownLoose)
 		inName, anywhere, field = append(inName, m.inName), append(anywhere, m.anywhere), append(field, m.field)
@@ -1481,17 +1738,17 @@ func combine(ms []matches, op func(...*roaring.Bitmap) *roaring.Bitmap) matches 
 
 // word returns the records that match w; with correct, through the terms
 // within its allowed typos too, when w is no term of the catalogue.
-func (s *searchIndex) word(w string, prefix, others, correct bool) matches {
+func (s *searchIndex) word(w string, prefix, others, correct bool, x *searchSets) matches {
 	t := stem(w)
-	m := matches{exact: orEmpty(s.name[t]), own: s.ownName(t), aliased: s.aliasOnly[t] != nil}
-	names, fields := []*roaring.Bitmap{m.exact}, []*roaring.Bitmap{orEmpty(s.field[t])}
+	m := matches{exact: known(orEmpty(s.name[t])), own: s.ownName(t), aliased: s.aliasOnly[t] != nil}
+	names, fields := []*roaring.Bitmap{orEmpty(s.name[t])}, []*roaring.Bitmap{orEmpty(s.field[t])}
 	confirms := []*roaring.Bitmap{orEmpty(s.fieldWritten[singular(w)])}
-	owns := []*roaring.Bitmap{m.own}
+	owns := []*lazy{m.own}
 	// A word of the catalogue is confirmed only as it is: its completions
 	// are guesses ("row" is typed, "rowing machine" is not).
-	known := s.name[t] != nil || s.field[t] != nil
+	term := s.name[t] != nil || s.field[t] != nil
 	var loose []string
-	if correct && !known {
+	if correct && !term {
 		loose = s.similar(w, others)
 	}
 	if prefix && (len(w) >= 2 || others) {
@@ -1504,18 +1761,26 @@ func (s *searchIndex) word(w string, prefix, others, correct bool) matches {
 		}
 		m.loose = true
 		m.aliased = m.aliased || s.aliasOnly[l] != nil
+		// A pair whose first word this word or another of loose matches
+		// adds no records ("press" and "pressrow"); only the flags count
+		// it.
+		if first, ok := s.pairOf[c]; ok && (s.surface[first] == t && term || s.surface[first] != t && slices.Contains(loose, first)) {
+			continue
+		}
 		names = append(names, orEmpty(s.name[l]))
 		fields = append(fields, orEmpty(s.field[l]))
-		if !known {
+		if !term {
 			confirms = append(confirms, orEmpty(s.fieldWritten[singular(c)]))
 		}
 		owns = append(owns, s.ownName(l))
 	}
-	m.inName, m.field = or(names...), or(confirms...)
-	m.anywhere = or(m.inName, or(fields...))
+	m.inName = deferred(func() *roaring.Bitmap { return x.or(names...) })
+	m.field = deferred(func() *roaring.Bitmap { return x.or(confirms...) })
+	inName := m.inName
+	m.anywhere = deferred(func() *roaring.Bitmap { return x.or(inName.get(), x.or(fields...)) })
 	m.ownLoose = m.inName
 	if m.aliased { // else no term is in an alias only: ownLoose is inName
-		m.ownLoose = or(owns...)
+		m.ownLoose = x.lazyOr(owns...)
 	}
 	return m
 }
@@ -1530,11 +1795,11 @@ func orEmpty(b *roaring.Bitmap) *roaring.Bitmap {
 }
 
 // ownName returns the records whose name proper has the term t.
-func (s *searchIndex) ownName(t string) *roaring.Bitmap {
+func (s *searchIndex) ownName(t string) *lazy {
 	if only := s.aliasOnly[t]; only != nil {
-		return roaring.AndNot(orEmpty(s.name[t]), only)
+		return deferred(func() *roaring.Bitmap { return roaring.AndNot(orEmpty(s.name[t]), only) })
 	}
-	return orEmpty(s.name[t])
+	return known(orEmpty(s.name[t]))
 }
 
 // maxPrefixTerms bounds the written words a prefix expands to.
