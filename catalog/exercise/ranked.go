@@ -160,7 +160,8 @@ func (t *tier) rank(pos uint32) int {
 // read appends the records of the tier ranked from to to-1 within it.
 func (t *tier) read(out []uint32, from, to int) []uint32 {
 	var it roaring.IntPeekable
-	filter := t.scan(to) >= 0 && t.scan(to) <= maxScan
+	scan := t.scan(to)
+	filter := scan >= 0 && scan <= maxScan
 	if filter {
 		it = t.a.Iterator()
 		for skipped := 0; skipped < from && it.HasNext(); {

@@ -381,17 +381,7 @@ func TestRedisUnreachable(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer c.Close()
 	m := New(Options{Redis: c, Prefix: "test:"})
-	m.Record(noon, "key_a", "exercisedb", 200)
-	if err := m.Flush(context.Background()); err == nil {
-		t.Fatal("Flush to an unreachable Redis: no error")
-	}
-	m.Record(noon, "key_a", "exercisedb", 200)
-	if s := m.Stats(); s.Pending != 1 || s.FlushErrors != 1 {
-		t.Errorf("Stats = %+v, want 1 pending, 1 error", s)
-	}
-	if _, _, err := m.Totals(context.Background(), "key_a", "exercisedb", time.Time{}); err == nil {
-		t.Error("Totals with Redis unreachable: no error")
-	}
+	checkUnreachable(t, m, "Redis")
 }
 
 // TestPostgresReplicas: two meters (two replicas, each with its pool) on
@@ -539,17 +529,7 @@ func TestPostgresPrune(t *testing.T) {
 func TestPostgresUnreachable(t *testing.T) {
 	pool := newPool(t, "postgres://127.0.0.1:1/none?connect_timeout=1")
 	m := New(Options{Postgres: pool})
-	m.Record(noon, "key_a", "exercisedb", 200)
-	if err := m.Flush(context.Background()); err == nil {
-		t.Fatal("Flush to an unreachable PostgreSQL: no error")
-	}
-	m.Record(noon, "key_a", "exercisedb", 200)
-	if s := m.Stats(); s.Pending != 1 || s.FlushErrors != 1 {
-		t.Errorf("Stats = %+v, want 1 pending, 1 error", s)
-	}
-	if _, _, err := m.Totals(context.Background(), "key_a", "exercisedb", time.Time{}); err == nil {
-		t.Error("Totals with PostgreSQL unreachable: no error")
-	}
+	checkUnreachable(t, m, "PostgreSQL")
 }
 
 // BenchmarkRecord is the per-request cost of metering, for one key and
@@ -579,4 +559,22 @@ func BenchmarkRecord(b *testing.B) {
 			}
 		})
 	})
+}
+
+// checkUnreachable: with the store m writes to unreachable, a flush fails
+// and keeps the count pending, and a read fails rather than report too
+// little.
+func checkUnreachable(t *testing.T, m *Meter, store string) {
+	t.Helper()
+	m.Record(noon, "key_a", "exercisedb", 200)
+	if err := m.Flush(context.Background()); err == nil {
+		t.Fatalf("Flush to an unreachable %s: no error", store)
+	}
+	m.Record(noon, "key_a", "exercisedb", 200)
+	if s := m.Stats(); s.Pending != 1 || s.FlushErrors != 1 {
+		t.Errorf("Stats = %+v, want 1 pending, 1 error", s)
+	}
+	if _, _, err := m.Totals(context.Background(), "key_a", "exercisedb", time.Time{}); err == nil {
+		t.Errorf("Totals with %s unreachable: no error", store)
+	}
 }

@@ -29,6 +29,20 @@ func newLog() (*slog.Logger, *testlog.Buffer) {
 	return slog.New(slog.NewTextHandler(buf, nil)), buf
 }
 
+// loadServer returns a source of a certificate for host, signed by a new
+// CA, and the CA.
+func loadServer(t *testing.T, host string) (*Source, *testcerts.CA) {
+	t.Helper()
+	ca := testcerts.NewCA(t, "ca")
+	cert, key := ca.Server(t, host).Write(t, t.TempDir(), "server")
+	log, _ := newLog()
+	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, ca
+}
+
 // serveTLS answers "ok" on every connection whose handshake succeeds.
 func serveTLS(t *testing.T, cfg *tls.Config) string {
 	t.Helper()
@@ -295,14 +309,7 @@ func TestFailedReloadKeepsMaterial(t *testing.T) {
 // TestHTTPServerKeepsHTTP2 serves net/http with ServerConfig: the ALPN
 // protocols net/http adds must survive, so HTTP/2 is negotiated.
 func TestHTTPServerKeepsHTTP2(t *testing.T) {
-	dir := t.TempDir()
-	ca := testcerts.NewCA(t, "ca")
-	cert, key := ca.Server(t, "127.0.0.1").Write(t, dir, "server")
-	log, _ := newLog()
-	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ca := loadServer(t, "127.0.0.1")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -367,14 +374,7 @@ func TestSecretVolumeSwap(t *testing.T) {
 // are the CBC suites with SHA-1 that Go still offers by default; the AEAD
 // suites and TLS 1.3 are accepted.
 func TestServerCipherSuites(t *testing.T) {
-	dir := t.TempDir()
-	ca := testcerts.NewCA(t, "ca")
-	cert, key := ca.Server(t, "catalog").Write(t, dir, "server")
-	log, _ := newLog()
-	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ca := loadServer(t, "catalog")
 	addr := serveTLS(t, s.ServerConfig())
 	tests := []struct {
 		name    string
@@ -438,14 +438,7 @@ func TestSignalReload(t *testing.T) {
 // the server it expects, and offers what servers accept: TLS 1.2 or later,
 // the same suites.
 func TestSystemClientConfig(t *testing.T) {
-	dir := t.TempDir()
-	ca := testcerts.NewCA(t, "ca")
-	cert, key := ca.Server(t, "catalog").Write(t, dir, "server")
-	log, _ := newLog()
-	s, err := Load(Files{CertFile: cert, KeyFile: key}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ca := loadServer(t, "catalog")
 	server := s.ServerConfig()
 	c := SystemClientConfig("catalog")
 	if c.MinVersion != tls.VersionTLS12 || !slices.Equal(c.CipherSuites, server.CipherSuites) || c.RootCAs != nil || c.ServerName != "catalog" || len(c.Certificates) != 0 {
