@@ -17,6 +17,9 @@ var (
 	BodyFar = color.RGBA{0x8A, 0x94, 0xA3, 0xFF}
 	// Skin is the neutral fill of the muscle map's body.
 	Skin = color.RGBA{0xE3, 0xE7, 0xEC, 0xFF}
+	// Muscle is the muscle map's muscles that an exercise does not work: a
+	// blend of Skin and BodyFar, half of each.
+	Muscle = color.RGBA{0xB7, 0xBE, 0xC8, 0xFF}
 	// Target marks the muscles an exercise mainly works.
 	Target = color.RGBA{0xE4, 0x57, 0x2E, 0xFF}
 	// Secondary marks the muscles it also engages: a lighter tint of Target.
@@ -30,4 +33,4 @@ var (
 )
 
 // Colours lists the house colours, background first.
-var Colours = []color.RGBA{Background, Ground, Body, BodyFar, Skin, Target, Secondary, Iron, Frame, Accent}
+var Colours = []color.RGBA{Background, Ground, Body, BodyFar, Skin, Muscle, Target, Secondary, Iron, Frame, Accent}
