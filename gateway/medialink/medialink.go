@@ -1,0 +1,128 @@
+// Package medialink makes and checks the URLs of media files. A file lives
+// at "<media key>/<digest>/<file>" (the catalog's names: the digest changes
+// whenever the file's content would, so a path names one content for
+// ever). The gateway serves files itself under /media/<signature>/<path>:
+// the signature, an HMAC of the path under a secret the replicas share,
+// proves that the gateway issued the URL, so URLs need no API key and a
+// plan's largest height cannot be raised by editing one. A product may
+// instead point at a published media set (a CDN), whose URLs are
+// <base>/<path>, unsigned.
+package medialink
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"hash"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Heights are the heights at which demonstrations exist, smallest first.
+var Heights = []int{180, 360, 720}
+
+// The files of a media key, as the catalog names them.
+const (
+	PosterFile    = "poster.png"
+	MuscleMapFile = "muscles.svg"
+)
+
+// Kind is the kind of demonstration a product sells.
+type Kind string
+
+// The kinds.
+const (
+	GIF   Kind = "gif"
+	Video Kind = "video"
+)
+
+// File returns the name of the kind's demonstration at height h.
+func (k Kind) File(h int) string {
+	if k == Video {
+		return strconv.Itoa(h) + ".mp4"
+	}
+	return strconv.Itoa(h) + ".gif"
+}
+
+// ContentType returns the media type of the kind's demonstrations.
+func (k Kind) ContentType() string {
+	if k == Video {
+		return "video/mp4"
+	}
+	return "image/gif"
+}
+
+// sigLen is the length of a signature: 128 bits of HMAC-SHA256, base64url.
+const sigLen = 22
+
+// Signer signs and checks the gateway's own media URLs.
+type Signer struct {
+	root string    // public URL of /media/, with the trailing slash
+	pool sync.Pool // of HMAC states keyed with the secret
+}
+
+// NewSigner returns a signer whose URLs start with publicURL + "/media/".
+func NewSigner(secret []byte, publicURL string) *Signer {
+	s := &Signer{root: strings.TrimSuffix(publicURL, "/") + "/media/"}
+	key := append([]byte(nil), secret...)
+	s.pool.New = func() any { return hmac.New(sha256.New, key) }
+	return s
+}
+
+// Root returns the URL every signed media URL starts with.
+func (s *Signer) Root() string { return s.root }
+
+func (s *Signer) sign(path string) string {
+	h := s.pool.Get().(hash.Hash)
+	defer s.pool.Put(h)
+	h.Reset()
+	h.Write([]byte(path))
+	var sum [sha256.Size]byte
+	return base64.RawURLEncoding.EncodeToString(h.Sum(sum[:0])[:16])
+}
+
+// Path returns the path of a file: "<key>/<digest>/<file>".
+func Path(key, digest, file string) string { return key + "/" + digest + "/" + file }
+
+// URL returns the URL of a file under base, or signed under the
+// gateway's own /media when base is "".
+func (s *Signer) URL(base, key, digest, file string) string {
+	prefix, suffix := s.Parts(base, key, digest, file)
+	return prefix + key + suffix
+}
+
+// Parts returns what surrounds key in URL(base, key, digest, file), for
+// writers that append the URL without building it.
+func (s *Signer) Parts(base, key, digest, file string) (prefix, suffix string) {
+	suffix = "/" + digest + "/" + file
+	if base != "" {
+		return strings.TrimSuffix(base, "/") + "/", suffix
+	}
+	return s.root + s.sign(key+suffix) + "/", suffix
+}
+
+// Check reads the part of a media URL's path after /media/: it reports
+// the file's path and whether the signature is the one this signer gives
+// it. Any edit of the path or the signature fails the check.
+func (s *Signer) Check(signedPath string) (path string, ok bool) {
+	sig, path, found := strings.Cut(signedPath, "/")
+	if !found || len(sig) != sigLen {
+		return "", false
+	}
+	want := s.sign(path)
+	return path, hmac.Equal([]byte(sig), []byte(want))
+}
+
+// Split reads a file's path into its media key, digest and file name.
+func Split(path string) (key, digest, file string, ok bool) {
+	i := strings.LastIndexByte(path, '/')
+	if i <= 0 {
+		return "", "", "", false
+	}
+	j := strings.LastIndexByte(path[:i], '/')
+	if j <= 0 || j+1 == i || i+1 == len(path) {
+		return "", "", "", false
+	}
+	return path[:j], path[j+1 : i], path[i+1:], true
+}
