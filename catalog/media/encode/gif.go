@@ -1,0 +1,168 @@
+// Package encode turns drawn frames into the files the catalogue serves:
+// looping GIFs, PNG stills and H.264 MP4s. Every encoder is deterministic,
+// so the same frames always give the same bytes.
+package encode
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/gif"
+	"sync"
+
+	"github.com/exercisedb/exercisedb/catalog/media/paint"
+)
+
+// palette holds the house colours, the anti-aliased blends of each with the
+// background and with each other, and a transparent entry that later frames
+// use for the pixels they leave unchanged. Drawings use the house colours
+// only, so nearest-colour mapping loses nothing a viewer would see and
+// needs no dithering, whose noise would cost bytes in every frame.
+var palette = func() color.Palette {
+	p := color.Palette{color.RGBA{}} // index 0: transparent
+	seen := map[color.RGBA]bool{}
+	add := func(c color.RGBA) {
+		if !seen[c] {
+			seen[c] = true
+			p = append(p, c)
+		}
+	}
+	for _, c := range paint.Colours {
+		add(c)
+	}
+	ink := paint.Colours[1:]
+	for _, c := range ink {
+		for k := 1; k < 8; k++ {
+			add(mix(paint.Background, c, float64(k)/8))
+		}
+	}
+	for i, a := range ink {
+		for _, b := range ink[i+1:] {
+			for k := 1; k < 4; k++ {
+				add(mix(a, b, float64(k)/4))
+			}
+		}
+	}
+	return p
+}()
+
+const transparent = 0
+
+func mix(a, b color.RGBA, t float64) color.RGBA {
+	m := func(x, y uint8) uint8 { return uint8(float64(x)*(1-t) + float64(y)*t + 0.5) }
+	return color.RGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 0xFF}
+}
+
+// quantizer maps RGBA pixels to palette indexes, remembering each colour
+// it has seen: a drawing has few distinct colours.
+type quantizer struct {
+	mu    sync.Mutex
+	index map[uint32]uint8
+}
+
+var quant = &quantizer{index: map[uint32]uint8{}}
+
+func (q *quantizer) paletted(src *image.RGBA) *image.Paletted {
+	b := src.Bounds()
+	dst := image.NewPaletted(b, palette)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var lastRGBA uint32 = 1 // no opaque pixel has this value
+	var last uint8
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := src.Pix[(y-b.Min.Y)*src.Stride : (y-b.Min.Y)*src.Stride+b.Dx()*4]
+		out := dst.Pix[(y-b.Min.Y)*dst.Stride : (y-b.Min.Y)*dst.Stride+b.Dx()]
+		for x := range out {
+			p := row[x*4 : x*4+4 : x*4+4]
+			v := uint32(p[0])<<16 | uint32(p[1])<<8 | uint32(p[2])
+			if v != lastRGBA {
+				i, ok := q.index[v]
+				if !ok {
+					i = uint8(nearest(color.RGBA{p[0], p[1], p[2], 0xFF}))
+					q.index[v] = i
+				}
+				lastRGBA, last = v, i
+			}
+			out[x] = last
+		}
+	}
+	return dst
+}
+
+// nearest is the opaque palette entry closest to c (squared RGB distance,
+// weighted towards green as the eye is).
+func nearest(c color.RGBA) int {
+	best, bestD := 1, int(^uint(0)>>1)
+	for i, pc := range palette[1:] {
+		p := pc.(color.RGBA)
+		dr, dg, db := int(c.R)-int(p.R), int(c.G)-int(p.G), int(c.B)-int(p.B)
+		d := 2*dr*dr + 4*dg*dg + 3*db*db
+		if d < bestD {
+			best, bestD = i+1, d
+		}
+	}
+	return best
+}
+
+// GIF encodes frames as an animated GIF that loops forever, delay
+// hundredths of a second per frame. After the first, each frame holds only
+// the rectangle that changed, with the unchanged pixels in it transparent.
+func GIF(frames []*image.RGBA, delay int) ([]byte, error) {
+	g := &gif.GIF{LoopCount: 0}
+	var prev *image.Paletted
+	for _, f := range frames {
+		cur := quant.paletted(f)
+		img := cur
+		if prev != nil {
+			img = delta(prev, cur)
+		}
+		g.Image = append(g.Image, img)
+		g.Delay = append(g.Delay, delay)
+		g.Disposal = append(g.Disposal, gif.DisposalNone)
+		prev = cur
+	}
+	if len(frames) == 1 {
+		g.LoopCount = -1 // a still: show once
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, g); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// delta returns the part of cur that differs from prev: the bounding
+// rectangle of the changed pixels, the others in it transparent. A frame
+// identical to the one before becomes a single transparent pixel.
+func delta(prev, cur *image.Paletted) *image.Paletted {
+	b := cur.Bounds()
+	minX, minY, maxX, maxY := b.Max.X, b.Max.Y, b.Min.X-1, b.Min.Y-1
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		o := (y - b.Min.Y) * cur.Stride
+		pr, cr := prev.Pix[o:o+b.Dx()], cur.Pix[o:o+b.Dx()]
+		if bytes.Equal(pr, cr) {
+			continue
+		}
+		minY, maxY = min(minY, y), max(maxY, y)
+		for x := range cr {
+			if pr[x] != cr[x] {
+				minX, maxX = min(minX, x+b.Min.X), max(maxX, x+b.Min.X)
+			}
+		}
+	}
+	if maxX < minX {
+		minX, minY, maxX, maxY = b.Min.X, b.Min.Y, b.Min.X, b.Min.Y
+	}
+	r := image.Rect(minX, minY, maxX+1, maxY+1)
+	out := image.NewPaletted(r, palette)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := cur.ColorIndexAt(x, y)
+			if c == prev.ColorIndexAt(x, y) {
+				c = transparent
+			}
+			out.SetColorIndex(x, y, c)
+		}
+	}
+	return out
+}
