@@ -35,6 +35,11 @@ bin/gateway keys delete -config dev/gateway.yaml key_dev 2>/dev/null || true
 key=$(bin/gateway keys create -config dev/gateway.yaml -id key_dev -name "development key" \
   -product exercisedb=Pro -product exercisedb-video=Ultra)
 
+# The media URLs' signing secret stays across runs (dev/media-secret, not
+# in git), so that URLs an app kept keep working after a restart.
+[ -s dev/media-secret ] || head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > dev/media-secret
+export GATEWAY_MEDIA_SIGNING_SECRET="$(cat dev/media-secret)"
+
 bin/catalog -log-format text &
 pids+=($!)
 bin/gateway -config dev/gateway.yaml &

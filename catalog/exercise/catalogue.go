@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -206,6 +207,18 @@ func group(m map[string]*roaring.Bitmap, name string, pos uint32) {
 // Version identifies the catalogue's content: a hash of its canonical
 // encoding, the same whatever the order of the file it was loaded from.
 func (c *Catalogue) Version() string { return c.version }
+
+// All returns the records in id order. They are shared with the catalogue
+// and must be treated as read-only.
+func (c *Catalogue) All() iter.Seq[*Exercise] {
+	return func(yield func(*Exercise) bool) {
+		for i := range c.exercises {
+			if !yield(&c.exercises[i]) {
+				return
+			}
+		}
+	}
+}
 
 // Len returns the number of exercises.
 func (c *Catalogue) Len() int { return len(c.exercises) }

@@ -259,7 +259,10 @@ func TestReferenceLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]*catalogv1.ExerciseType{{Name: "strength", MediaKey: "types/strength"}}, ts.ExerciseTypes, protocmp.Transform()); diff != "" {
+	if len(ts.ExerciseTypes) != 1 || len(ts.ExerciseTypes[0].MediaDigest) != 16 {
+		t.Fatalf("types: %v, want one with a media digest", ts.ExerciseTypes)
+	}
+	if diff := cmp.Diff([]*catalogv1.ExerciseType{{Name: "strength", MediaKey: "types/strength", MediaDigest: ts.ExerciseTypes[0].MediaDigest}}, ts.ExerciseTypes, protocmp.Transform()); diff != "" {
 		t.Errorf("types (-want +got):\n%s", diff)
 	}
 	eq, err := h.client.ListEquipments(ctx, &catalogv1.ListEquipmentsRequest{})

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/catalog/media"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
@@ -21,20 +22,37 @@ import (
 // started with.
 type Service struct {
 	catalogv1.UnimplementedCatalogServiceServer
-	current atomic.Pointer[exercise.Catalogue]
+	current atomic.Pointer[served]
+
+	// Renderer draws and caches media files; nil means a renderer with
+	// DefaultMediaCache's bounds, made on first use.
+	Renderer     *media.Renderer
+	rendererOnce sync.Once
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced by every Swap
 	stopping chan struct{} // closed by Stop
 }
 
+// served is a catalogue and the media of its records, swapped together so
+// that a call sees the digests of the records it lists.
+type served struct {
+	*exercise.Catalogue
+	media *media.Library
+}
+
 // Catalogue returns the catalogue currently served, nil before the first
 // Swap.
-func (s *Service) Catalogue() *exercise.Catalogue { return s.current.Load() }
+func (s *Service) Catalogue() *exercise.Catalogue {
+	if c := s.current.Load(); c != nil {
+		return c.Catalogue
+	}
+	return nil
+}
 
 // Swap makes c the catalogue served from now on, and tells watchers.
 func (s *Service) Swap(c *exercise.Catalogue) {
-	s.current.Store(c)
+	s.current.Store(&served{Catalogue: c, media: media.NewLibrary(c.All(), c.Vocabularies().ExerciseTypes)})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
@@ -67,7 +85,7 @@ func (s *Service) watch() (*exercise.Catalogue, <-chan struct{}, <-chan struct{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
-	return s.current.Load(), s.changed, s.stopping
+	return s.Catalogue(), s.changed, s.stopping
 }
 
 // WatchCatalogue implements catalogv1.CatalogServiceServer.
@@ -95,7 +113,7 @@ func (s *Service) WatchCatalogue(_ *catalogv1.WatchCatalogueRequest, stream grpc
 var errLoading = status.Error(codes.Unavailable, "the catalogue is still loading")
 
 // load returns the current catalogue, or errLoading.
-func (s *Service) load() (*exercise.Catalogue, error) {
+func (s *Service) load() (*served, error) {
 	c := s.current.Load()
 	if c == nil {
 		return nil, errLoading
@@ -153,13 +171,13 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		out.ExercisesJson = make([]*catalogv1.ExerciseJSON, len(page.Exercises))
 		msgs := make([]catalogv1.ExerciseJSON, len(page.Exercises)) // one allocation for the page
 		for i := range page.Exercises {
-			out.ExercisesJson[i] = toJSON(&msgs[i], c.PageJSON(&page, i), page.Exercises[i], include)
+			out.ExercisesJson[i] = c.toJSON(&msgs[i], c.PageJSON(&page, i), page.Exercises[i], include)
 		}
 		return out, nil
 	}
 	out.Exercises = make([]*catalogv1.Exercise, len(page.Exercises))
 	for i := range page.Exercises {
-		out.Exercises[i] = toProto(page.Exercises[i], include)
+		out.Exercises[i] = c.toProto(page.Exercises[i], include)
 	}
 	return out, nil
 }
@@ -175,9 +193,9 @@ func (s *Service) GetExercise(_ context.Context, req *catalogv1.GetExerciseReque
 		return nil, toStatus(notFound(err, "id", req.GetId()))
 	}
 	if req.GetJson() {
-		return &catalogv1.GetExerciseResponse{ExerciseJson: toJSON(&catalogv1.ExerciseJSON{}, c.JSON(x.ID), &x, allContent), CatalogueVersion: c.Version()}, nil
+		return &catalogv1.GetExerciseResponse{ExerciseJson: c.toJSON(&catalogv1.ExerciseJSON{}, c.JSON(x.ID), &x, allContent), CatalogueVersion: c.Version()}, nil
 	}
-	return &catalogv1.GetExerciseResponse{Exercise: toProto(&x, allContent), CatalogueVersion: c.Version()}, nil
+	return &catalogv1.GetExerciseResponse{Exercise: c.toProto(&x, allContent), CatalogueVersion: c.Version()}, nil
 }
 
 // ListBodyParts implements catalogv1.CatalogServiceServer.
@@ -230,7 +248,7 @@ func (s *Service) ListExerciseTypes(context.Context, *catalogv1.ListExerciseType
 	ts := c.Vocabularies().ExerciseTypes
 	out := &catalogv1.ListExerciseTypesResponse{ExerciseTypes: make([]*catalogv1.ExerciseType, len(ts)), CatalogueVersion: c.Version()}
 	for i, t := range ts {
-		out.ExerciseTypes[i] = &catalogv1.ExerciseType{Name: t.Name, MediaKey: t.MediaKey}
+		out.ExerciseTypes[i] = &catalogv1.ExerciseType{Name: t.Name, MediaKey: t.MediaKey, MediaDigest: c.media.Digest(t.MediaKey)}
 	}
 	return out, nil
 }
@@ -274,13 +292,14 @@ func contentMask(fields []catalogv1.ContentField) (content, []exercise.FieldErro
 func (m content) has(f catalogv1.ContentField) bool { return m&(1<<f) != 0 }
 
 // toJSON fills out with x's public JSON f, sharing its bytes.
-func toJSON(out *catalogv1.ExerciseJSON, f *exercisejson.Fragments, x *exercise.Exercise, include content) *catalogv1.ExerciseJSON {
+func (c *served) toJSON(out *catalogv1.ExerciseJSON, f *exercisejson.Fragments, x *exercise.Exercise, include content) *catalogv1.ExerciseJSON {
 	// content's bits start at CONTENT_FIELD_DESCRIPTION, 1; the Set's at 0.
 	out.Head, out.MediaKey, out.Content = f.Head(), x.MediaKey, f.Content(exercisejson.Set(include>>1))
+	out.MediaDigest = c.media.Digest(x.MediaKey)
 	return out
 }
 
-func toProto(x *exercise.Exercise, include content) *catalogv1.Exercise {
+func (c *served) toProto(x *exercise.Exercise, include content) *catalogv1.Exercise {
 	out := &catalogv1.Exercise{
 		Id:               x.ID,
 		Name:             x.Name,
@@ -291,6 +310,7 @@ func toProto(x *exercise.Exercise, include content) *catalogv1.Exercise {
 		TargetMuscles:    x.TargetMuscles,
 		SecondaryMuscles: x.SecondaryMuscles,
 		MediaKey:         x.MediaKey,
+		MediaDigest:      c.media.Digest(x.MediaKey),
 	}
 	if include.has(catalogv1.ContentField_CONTENT_FIELD_DESCRIPTION) {
 		out.Description = x.Description

@@ -28,6 +28,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/httpapi"
 	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/pkg/admin"
@@ -148,6 +149,11 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		Tracing:        tracing,
 		CORSOrigins:    cfg.CORS.AllowedOrigins,
 		Usage:          meter,
+		Media: httpapi.MediaDeps{
+			Signer:  medialink.NewSigner(mediaSecret(cfg.Media.SigningSecret, log), publicURL(cfg)),
+			Cache:   httpapi.NewMediaCache(cfg.Media.Cache.MaxEntries, cfg.Media.Cache.MaxBytes),
+			Timeout: cfg.Media.Timeout,
+		},
 	})
 	if err != nil {
 		return err

@@ -39,7 +39,10 @@ const catalogService = "exercisedb.catalog.v1.CatalogService"
 type ExerciseJSON struct {
 	Head     []byte
 	MediaKey string // empty when the exercise has no image
-	Content  []byte // the content fields asked for (all, for Exercise)
+	// MediaDigest names the current content of the media of MediaKey;
+	// empty from a catalog that draws no media.
+	MediaDigest string
+	Content     []byte // the content fields asked for (all, for Exercise)
 }
 
 // Content is a set of content fields to fill in listed exercises, in the
@@ -115,7 +118,7 @@ type Page struct {
 }
 
 // ExerciseType is an entry of the exercise type list.
-type ExerciseType struct{ Name, MediaKey string }
+type ExerciseType struct{ Name, MediaKey, MediaDigest string }
 
 // How the connections to the catalog are kept; see "Catalog outages" in
 // docs/gateway.md.
@@ -383,13 +386,13 @@ func (c *Client) ExerciseTypes(ctx context.Context, requestID string) ([]Exercis
 	}
 	out := make([]ExerciseType, len(r.ExerciseTypes))
 	for i, t := range r.ExerciseTypes {
-		out[i] = ExerciseType{Name: t.Name, MediaKey: t.MediaKey}
+		out[i] = ExerciseType{Name: t.Name, MediaKey: t.MediaKey, MediaDigest: t.MediaDigest}
 	}
 	return out, r.CatalogueVersion, nil
 }
 
 func fromJSON(x *catalogv1.ExerciseJSON) ExerciseJSON {
-	return ExerciseJSON{Head: x.Head, MediaKey: x.MediaKey, Content: x.Content}
+	return ExerciseJSON{Head: x.Head, MediaKey: x.MediaKey, MediaDigest: x.MediaDigest, Content: x.Content}
 }
 
 // fromProto encodes what a catalog older than ExerciseJSON sends, with the
@@ -400,7 +403,7 @@ func fromProto(x *catalogv1.Exercise, include Content) ExerciseJSON {
 		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles,
 		Description: x.Description, Instructions: x.Instructions, Tips: x.Tips, Aliases: x.Aliases,
 	})
-	return ExerciseJSON{Head: f.Head(), MediaKey: x.MediaKey, Content: f.Content(exercisejson.Set(include))}
+	return ExerciseJSON{Head: f.Head(), MediaKey: x.MediaKey, MediaDigest: x.MediaDigest, Content: f.Content(exercisejson.Set(include))}
 }
 
 func noSuchExercise(id string) error {

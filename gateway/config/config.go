@@ -62,6 +62,33 @@ type Config struct {
 	// listener closes, so that load balancers stop sending first.
 	Shutdown Shutdown `yaml:"shutdown"`
 	Admin    Admin    `yaml:"admin"`
+	// Media configures the media files (demonstrations, posters, muscle
+	// maps) that the gateway serves at /media and links from responses.
+	Media MediaServing `yaml:"media"`
+}
+
+// MediaServing configures the gateway's own media URLs.
+type MediaServing struct {
+	// PublicURL is this gateway's origin as clients reach it, such as
+	// https://api.example.com: media URLs are PublicURL/media/... .
+	// Empty: http(s)://listen.
+	PublicURL string `yaml:"public_url"`
+	// SigningSecret keys the signature that every media URL the gateway
+	// issues carries (so that a URL it did not issue, or one altered, is
+	// refused). Replicas must share it, and URLs stay valid only as long
+	// as it does. Empty: a random secret per process. Environment:
+	// GATEWAY_MEDIA_SIGNING_SECRET.
+	SigningSecret string `yaml:"signing_secret"`
+	// Timeout bounds the catalog call that draws a file not yet cached.
+	Timeout time.Duration `yaml:"timeout"`
+	// Cache keeps the files served most recently.
+	Cache ByteCache `yaml:"cache"`
+}
+
+// ByteCache is a cache bounded in entries and in bytes.
+type ByteCache struct {
+	MaxEntries int   `yaml:"max_entries"`
+	MaxBytes   int64 `yaml:"max_bytes"`
 }
 
 // ResponseCache configures the cache of rendered responses.
@@ -157,10 +184,17 @@ type Product struct {
 	Plans map[string]Plan `yaml:"plans"`
 }
 
-// Media says how the product renders image URLs.
+// Media says which media the product sells and where they are served.
 type Media struct {
-	Kind     string `yaml:"kind"`      // gif | video
-	ImageURL string `yaml:"image_url"` // template with {mediaKey}
+	Kind string `yaml:"kind"` // gif | video
+	// ImageURL, a template with {mediaKey}, makes imageUrl point at media
+	// hosted elsewhere under the product's own names; include=media is
+	// then not offered. Empty: the gateway's media (or BaseURL's).
+	ImageURL string `yaml:"image_url"`
+	// BaseURL is where a published media set lives (a CDN in front of an
+	// object store): media URLs are BaseURL/<key>/<digest>/<file>. Empty:
+	// the gateway's own /media, with signed URLs.
+	BaseURL string `yaml:"base_url"`
 }
 
 // Plan is a subscription plan of a product.
@@ -169,6 +203,9 @@ type Plan struct {
 	Rate       *Rate    `yaml:"rate"`
 	Quota      *Quota   `yaml:"quota"`
 	RecordCap  int      `yaml:"record_cap"`
+	// MaxMediaHeight is the tallest demonstration the plan offers: 180,
+	// 360 or 720 pixels. 0 means the default, 360.
+	MaxMediaHeight int `yaml:"max_media_height"`
 }
 
 // Rate is requests per interval with a burst.
@@ -206,6 +243,8 @@ var overrides = []struct {
 	{"GATEWAY_LOG_FORMAT", "log.format", func(c *Config) *string { return &c.Log.Format }},
 	{"GATEWAY_LOG_LEVEL", "log.level", func(c *Config) *string { return &c.Log.Level }},
 	{"GATEWAY_ADMIN_TOKEN_HASH", "admin.token_hash", func(c *Config) *string { return &c.Admin.TokenHash }},
+	{"GATEWAY_MEDIA_PUBLIC_URL", "media.public_url", func(c *Config) *string { return &c.Media.PublicURL }},
+	{"GATEWAY_MEDIA_SIGNING_SECRET", "media.signing_secret", func(c *Config) *string { return &c.Media.SigningSecret }},
 }
 
 // EnvironmentHelp lists the environment variables that override settings,
@@ -336,6 +375,10 @@ func defaults() *Config {
 		Log:             Log{Format: "json", Level: "info"},
 		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 16 << 20},
 		Compression:     Compression{Enabled: true},
+		Media: MediaServing{
+			Timeout: 30 * time.Second,
+			Cache:   ByteCache{MaxEntries: 4096, MaxBytes: 32 << 20},
+		},
 	}
 }
 
@@ -389,6 +432,9 @@ func (c *Config) Redacted() Config {
 		}
 	}
 	out.KeysPostgresURL = maskPassword(c.KeysPostgresURL)
+	if out.Media.SigningSecret != "" {
+		out.Media.SigningSecret = "xxxxx"
+	}
 	return out
 }
 

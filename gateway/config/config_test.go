@@ -72,6 +72,7 @@ func TestParseSpecExample(t *testing.T) {
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
 		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 16 << 20},
+		Media:           MediaServing{Timeout: 30 * time.Second, Cache: ByteCache{MaxEntries: 4096, MaxBytes: 32 << 20}},
 		Compression:     Compression{Enabled: true},
 	}
 	if diff := cmp.Diff(want, c); diff != "" {

@@ -35,6 +35,18 @@ func (c *Config) validate() error {
 	if u, err := url.Parse(c.DocsURL); c.DocsURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		bad("docs_url %q: want an absolute http(s) URL", c.DocsURL)
 	}
+	if c.Media.PublicURL != "" && !absoluteHTTP(c.Media.PublicURL) {
+		bad("media.public_url %q: want an absolute http(s) URL such as https://api.example.com", c.Media.PublicURL)
+	}
+	if s := c.Media.SigningSecret; s != "" && len(s) < 16 {
+		bad("media.signing_secret: want at least 16 characters, got %d", len(s))
+	}
+	if c.Media.Timeout <= 0 {
+		bad("media.timeout: want a positive duration such as 30s")
+	}
+	if c.Media.Cache.MaxEntries < 1 || c.Media.Cache.MaxBytes < 1 {
+		bad("media.cache: want positive max_entries and max_bytes")
+	}
 	if c.Catalog.Timeout <= 0 {
 		bad("catalog.timeout: want a positive duration such as 2s")
 	}
@@ -127,8 +139,11 @@ func (c *Config) validate() error {
 		if p.Media.Kind != "gif" && p.Media.Kind != "video" {
 			bad("%s: media.kind %q: want gif or video", where, p.Media.Kind)
 		}
-		if !strings.Contains(p.Media.ImageURL, "{mediaKey}") {
+		if p.Media.ImageURL != "" && !strings.Contains(p.Media.ImageURL, "{mediaKey}") {
 			bad("%s: media.image_url %q: must contain {mediaKey}", where, p.Media.ImageURL)
+		}
+		if p.Media.BaseURL != "" && !absoluteHTTP(p.Media.BaseURL) {
+			bad("%s: media.base_url %q: want an absolute http(s) URL", where, p.Media.BaseURL)
 		}
 		if len(p.Plans) == 0 {
 			bad("%s: plans: none", where)
@@ -167,6 +182,11 @@ func (p Plan) validate() error {
 	}
 	if p.RecordCap < 0 {
 		errs = append(errs, errors.New("record_cap: must not be negative"))
+	}
+	switch p.MaxMediaHeight {
+	case 0, 180, 360, 720:
+	default:
+		errs = append(errs, fmt.Errorf("max_media_height %d: want 180, 360 or 720", p.MaxMediaHeight))
 	}
 	return errors.Join(errs...)
 }
@@ -229,4 +249,10 @@ func SettingName(setting string) string {
 		}
 	}
 	return setting
+}
+
+// absoluteHTTP reports whether s is an absolute http or https URL.
+func absoluteHTTP(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

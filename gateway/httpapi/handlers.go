@@ -12,7 +12,6 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
-	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
@@ -36,6 +35,8 @@ type (
 	exerciseJSON struct {
 		catalogclient.ExerciseJSON
 		Image exercisejson.Image // zero when the exercise has no image
+		// Media is the record's `,"media":{…}`, when asked for.
+		Media []byte
 	}
 	exerciseBody struct {
 		Success bool         `json:"success"`
@@ -77,12 +78,12 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 		if a.fromCache(c, listKey(&req)) {
 			return
 		}
-		page, err := a.Catalog.List(c, requestIDOf(c), req)
+		page, err := a.Catalog.List(c, requestIDOf(c), req.ListRequest)
 		if err != nil {
 			a.fail(c, err)
 			return
 		}
-		product := stateOf(c).product
+		st := stateOf(c)
 		data := exerciseSlices.Get().(*[]exerciseJSON)
 		body := listBody{Success: true, Data: (*data)[:0], Meta: meta{
 			Total:           page.Total,
@@ -92,7 +93,7 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 			PreviousCursor:  cursor(page.PreviousCursor),
 		}}
 		for i := range page.Len() {
-			body.Data = append(body.Data, withImage(product, page.JSON(i)))
+			body.Data = append(body.Data, a.present(st, page.JSON(i), req.Media))
 		}
 		a.respond(c, page.Version, body)
 		clear(body.Data)
@@ -122,7 +123,7 @@ func (a *api) exercise(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	a.respond(c, version, exerciseBody{Success: true, Data: withImage(stateOf(c).product, x)})
+	a.respond(c, version, exerciseBody{Success: true, Data: a.present(stateOf(c), x, true)})
 }
 
 func (a *api) exerciseTypes(c *gin.Context) {
@@ -141,7 +142,8 @@ func (a *api) exerciseTypes(c *gin.Context) {
 	product := stateOf(c).product
 	body := typesBody{Success: true, Data: make([]typeJSON, len(types))}
 	for i, t := range types {
-		body.Data[i] = typeJSON{Name: t.Name, ImageURL: product.ImageURL(t.MediaKey)}
+		img := a.image(product, t.MediaKey, t.MediaDigest)
+		body.Data[i] = typeJSON{Name: t.Name, ImageURL: img.Prefix + img.Key + img.Suffix}
 	}
 	a.respond(c, version, body)
 }
@@ -179,12 +181,12 @@ func (a *api) liveness(c *gin.Context) {
 	writeJSON(c, http.StatusOK, []byte(`{"status":"ok"}`+"\n"))
 }
 
-// withImage adds the product's image URL to an exercise of the catalog.
-func withImage(p *plan.Product, x catalogclient.ExerciseJSON) exerciseJSON {
-	out := exerciseJSON{ExerciseJSON: x}
-	if x.MediaKey != "" {
-		prefix, suffix := p.ImageParts()
-		out.Image = exercisejson.Image{Prefix: prefix, Key: x.MediaKey, Suffix: suffix}
+// present adds to an exercise of the catalog the product's image URL and,
+// if media, its media under the plan.
+func (a *api) present(st *state, x catalogclient.ExerciseJSON, media bool) exerciseJSON {
+	out := exerciseJSON{ExerciseJSON: x, Image: a.image(st.product, x.MediaKey, x.MediaDigest)}
+	if media {
+		out.Media = a.appendMedia(nil, st.product, st.plan, x.MediaKey, x.MediaDigest)
 	}
 	return out
 }
@@ -329,9 +331,11 @@ func (a *api) fromCacheAsSent(c *gin.Context) bool {
 	return false
 }
 
-// cacheKey is the key of a response: product, path, query and record cap.
+// cacheKey is the key of a response: product, path, query, and the
+// plan's record cap and media height.
 func cacheKey(c *gin.Context, st *state, query string) string {
-	return st.product.Name + "\x00" + c.Request.URL.Path + "\x00" + query + "\x00" + strconv.Itoa(st.plan.RecordCap)
+	return st.product.Name + "\x00" + c.Request.URL.Path + "\x00" + query + "\x00" + strconv.Itoa(st.plan.RecordCap) +
+		"\x00" + strconv.Itoa(st.plan.MaxMediaHeight)
 }
 
 // matches reports whether the list of entity tags in header matches etag:

@@ -80,10 +80,10 @@ func newBody(size int) []byte { return (*bodies.Get(size))[:0] }
 func recycle(body []byte) { bodies.Put(&body) }
 
 func (x *exerciseJSON) append(b []byte) []byte {
-	return exercisejson.Append(b, x.Head, x.Image, x.Content)
+	return exercisejson.Append(b, x.Head, x.Image, x.Content, x.Media)
 }
 
-func (x *exerciseJSON) size() int { return exercisejson.Size(x.Head, x.Image, x.Content) }
+func (x *exerciseJSON) size() int { return exercisejson.Size(x.Head, x.Image, x.Content, x.Media) }
 
 // MarshalJSON writes the exercise as encode does, for encoding/json.
 func (x exerciseJSON) MarshalJSON() ([]byte, error) { return x.append(nil), nil }

@@ -15,6 +15,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
+	"github.com/exercisedb/exercisedb/pkg/bytecache"
 	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
@@ -140,7 +141,7 @@ func (m *metrics) seriesOf(k seriesKey) *series {
 
 // newMetrics registers the request metrics in reg, if not nil, with the
 // response cache's size when there is a cache.
-func newMetrics(reg prometheus.Registerer, cache *respcache.Cache) *metrics {
+func newMetrics(reg prometheus.Registerer, cache *respcache.Cache, media *bytecache.Cache[string, *MediaFile]) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "exercisedb_gateway_requests_total",
@@ -179,6 +180,22 @@ func newMetrics(reg prometheus.Registerer, cache *respcache.Cache) *metrics {
 				Name: "exercisedb_gateway_response_cache_entries",
 				Help: "Responses the response cache holds, bounded by response_cache.max_entries.",
 			}, func() float64 { return float64(cache.Len()) }),
+		)
+	}
+	if reg != nil && media != nil {
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "exercisedb_gateway_media_cache_bytes",
+				Help: "Bytes of the media files the gateway holds, bounded by media.cache.max_bytes.",
+			}, func() float64 { return float64(media.Bytes()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "exercisedb_gateway_media_cache_max_bytes",
+				Help: "The bound of exercisedb_gateway_media_cache_bytes, media.cache.max_bytes.",
+			}, func() float64 { return float64(media.MaxBytes()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "exercisedb_gateway_media_cache_entries",
+				Help: "Media files the gateway holds, bounded by media.cache.max_entries.",
+			}, func() float64 { return float64(media.Len()) }),
 		)
 	}
 	return m

@@ -71,24 +71,32 @@ var contentFields = []contentField{
 	{"aliases", catalogclient.Aliases},
 }
 
-// parseInclude reads include: comma-separated content fields, matched
-// like filter values (case and surrounding spaces ignored, blanks dropped).
-func parseInclude(values []string) (catalogclient.Content, error) {
-	var set catalogclient.Content
+// includeMedia is the value of include that adds each record's media:
+// the gateway's own field, not a content field of the catalog.
+const includeMedia = "media"
+
+// parseInclude reads include: comma-separated content fields and media,
+// matched like filter values (case and surrounding spaces ignored, blanks
+// dropped).
+func parseInclude(values []string) (set catalogclient.Content, media bool, err error) {
 	for _, v := range values {
 		for _, sent := range strings.Split(v, ",") {
 			item := strings.ToLower(strings.TrimSpace(sent))
 			if item == "" {
 				continue
 			}
+			if item == includeMedia {
+				media = true
+				continue
+			}
 			i := slices.IndexFunc(contentFields, func(f contentField) bool { return f.name == item })
 			if i < 0 {
-				return 0, badRequest("include: %s is not a content field; include takes description, instructions, tips and aliases (comma-separated).", queryparam.Show(strings.TrimSpace(sent)))
+				return 0, false, badRequest("include: %s is not a content field or media; include takes description, instructions, tips, aliases and media (comma-separated).", queryparam.Show(strings.TrimSpace(sent)))
 			}
 			set |= contentFields[i].bit
 		}
 	}
-	return set, nil
+	return set, media, nil
 }
 
 func (p listParams) names(paging bool) []string {
@@ -114,12 +122,12 @@ func badRequest(format string, args ...any) error {
 }
 
 // parseList reads a listing's query: filters, limit and cursor.
-func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
+func parseList(raw string, p listParams) (listQuery, error) {
 	values, err := queryparam.Parse(raw, p.names(true))
 	if err != nil {
-		return catalogclient.ListRequest{}, err
+		return listQuery{}, err
 	}
-	req := catalogclient.ListRequest{Limit: defaultLimit}
+	req := listQuery{ListRequest: catalogclient.ListRequest{Limit: defaultLimit}}
 	for _, name := range p.filters {
 		var items []string
 		for _, v := range values[name] { // repeats add alternatives, like commas
@@ -147,7 +155,7 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 		}
 	}
 	if p.include {
-		if req.Include, err = parseInclude(values["include"]); err != nil {
+		if req.Include, req.Media, err = parseInclude(values["include"]); err != nil {
 			return req, err
 		}
 	}
@@ -177,6 +185,13 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 	return req, nil
 }
 
+// listQuery is a listing's request: what the catalog is asked, and
+// whether each record's media are added.
+type listQuery struct {
+	catalogclient.ListRequest
+	Media bool
+}
+
 // listKey is the canonical form of a listing's request, by which the
 // response cache knows it: spellings the catalog treats alike key alike
 // (filter values in any case, order, repetition or padding, blank values,
@@ -186,7 +201,7 @@ func parseList(raw string, p listParams) (catalogclient.ListRequest, error) {
 // its own way) are not repeated here, and a key must never join a refused
 // request to an accepted one. Every part is length-prefixed, so two
 // requests share a key only if they are the same request.
-func listKey(req *catalogclient.ListRequest) string {
+func listKey(req *listQuery) string {
 	f := &req.Filter
 	b := make([]byte, 0, 64)
 	for _, values := range [...][]string{f.BodyParts, f.Equipments, f.Difficulties, f.ExerciseTypes, f.TargetMuscles, f.SecondaryMuscles} {
@@ -209,6 +224,7 @@ func listKey(req *catalogclient.ListRequest) string {
 		b = appendPart(b, v)
 	}
 	b = binary.AppendUvarint(b, uint64(req.Include))
+	b = strconv.AppendBool(b, req.Media)
 	b = binary.AppendUvarint(b, uint64(req.Limit))
 	return string(b)
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/gateway/keys"
@@ -55,6 +57,8 @@ type Deps struct {
 	// Usage, if not nil, counts every request made with a key and answers
 	// /api/v1/usage; nil turns metering off (the endpoint then reports 0).
 	Usage *usage.Meter
+	// Media signs the media URLs of responses and serves /media.
+	Media MediaDeps
 }
 
 // api holds the dependencies of the handlers.
@@ -63,6 +67,9 @@ type api struct {
 	metrics *metrics
 	// endpoints are the paths served, as registered, for the 404 message.
 	endpoints []string
+	// mediaFlight makes concurrent requests for one media file fetch it
+	// from the catalog once.
+	mediaFlight singleflight.Group
 }
 
 // New returns the public API handler.
@@ -73,7 +80,16 @@ func New(d Deps) (http.Handler, error) {
 	if d.AccessLog == nil {
 		d.AccessLog = logging.NewLines(d.Log, nil, "")
 	}
-	a := &api{Deps: d, metrics: newMetrics(d.Metrics, d.Cache)}
+	if d.Media.Signer == nil {
+		return nil, errors.New("httpapi: Deps.Media.Signer is required")
+	}
+	if d.Media.Cache == nil {
+		d.Media.Cache = NewMediaCache(1024, 16<<20)
+	}
+	if d.Media.Timeout <= 0 {
+		d.Media.Timeout = 30 * time.Second
+	}
+	a := &api{Deps: d, metrics: newMetrics(d.Metrics, d.Cache, d.Media.Cache)}
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -108,6 +124,9 @@ func New(d Deps) (http.Handler, error) {
 	e.HEAD("/docs/", docsSlash)
 	a.page(e, "/docs/assets/:file", a.referenceAsset)
 	a.page(e, "/openapi.json", a.openAPI)
+	// Not listed among the endpoints: media URLs are issued, not composed.
+	e.GET(mediaRoute+"*file", a.media)
+	e.HEAD(mediaRoute+"*file", a.media)
 	return withCORS(e, d.CORSOrigins), nil
 }
 

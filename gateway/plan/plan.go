@@ -4,12 +4,14 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"strings"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 )
 
 // Operation names an operation of the public API, as plans list them.
@@ -47,7 +49,13 @@ type Plan struct {
 	// RecordCap, when positive, is how many records of a listing the plan
 	// can reach.
 	RecordCap int
+	// MaxMediaHeight is the tallest demonstration the plan offers.
+	MaxMediaHeight int
 }
+
+// DefaultMaxMediaHeight is a plan's MaxMediaHeight unless it sets one: the
+// height of imageUrl.
+const DefaultMaxMediaHeight = 360
 
 // Allows reports whether the plan may call op.
 func (p *Plan) Allows(op Operation) bool { return p.all || p.operations[op] || op.Free() }
@@ -58,10 +66,15 @@ func (p *Plan) Limited() bool { return p.Rate != nil || p.Quota != nil }
 // Product is a product variant: its hosts, media and plans.
 type Product struct {
 	Name string
-	// MediaKind is "gif" or "video".
-	MediaKind string
-	// imagePrefix and imageSuffix surround the media key in an image URL.
+	// MediaKind is the kind of demonstration the product sells.
+	MediaKind medialink.Kind
+	// MediaBase is where a published media set lives; "" means the
+	// gateway's own /media.
+	MediaBase string
+	// imagePrefix and imageSuffix surround the media key in an image URL
+	// when the product has a template of its own (templated).
 	imagePrefix, imageSuffix string
+	templated                bool
 	plans                    map[string]*Plan
 }
 
@@ -71,15 +84,11 @@ func (p *Product) Plan(name string) (*Plan, bool) {
 	return pl, ok
 }
 
-// ImageURL renders the URL of the image with the given media key.
-func (p *Product) ImageURL(mediaKey string) string {
-	return p.imagePrefix + mediaKey + p.imageSuffix
-}
-
-// ImageParts returns what surrounds a media key in the product's image
-// URLs, for writers that append the URL without building it.
-func (p *Product) ImageParts() (prefix, suffix string) {
-	return p.imagePrefix, p.imageSuffix
+// ImageTemplate returns what surrounds a media key in the product's image
+// URLs when it has a template of its own (media.image_url): its imageUrl
+// then points at media hosted elsewhere, and ok is true.
+func (p *Product) ImageTemplate() (prefix, suffix string, ok bool) {
+	return p.imagePrefix, p.imageSuffix, p.templated
 }
 
 // Table finds products by host.
@@ -93,7 +102,8 @@ func NewTable(products []config.Product) (*Table, error) {
 	t := &Table{byHost: map[string]*Product{}, byName: map[string]*Product{}}
 	for _, cp := range products {
 		prefix, suffix, _ := strings.Cut(cp.Media.ImageURL, "{mediaKey}")
-		p := &Product{Name: cp.Name, MediaKind: cp.Media.Kind, imagePrefix: prefix, imageSuffix: suffix, plans: map[string]*Plan{}}
+		p := &Product{Name: cp.Name, MediaKind: medialink.Kind(cp.Media.Kind), MediaBase: cp.Media.BaseURL,
+			imagePrefix: prefix, imageSuffix: suffix, templated: cp.Media.ImageURL != "", plans: map[string]*Plan{}}
 		for name, cpl := range cp.Plans {
 			pl, err := newPlan(name, cpl)
 			if err != nil {
@@ -110,7 +120,8 @@ func NewTable(products []config.Product) (*Table, error) {
 }
 
 func newPlan(name string, c config.Plan) (*Plan, error) {
-	p := &Plan{Name: name, operations: map[Operation]bool{}, RecordCap: c.RecordCap}
+	p := &Plan{Name: name, operations: map[Operation]bool{}, RecordCap: c.RecordCap,
+		MaxMediaHeight: cmp.Or(c.MaxMediaHeight, DefaultMaxMediaHeight)}
 	for _, op := range c.Operations {
 		if op == config.AllOperations {
 			p.all = true

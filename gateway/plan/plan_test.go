@@ -29,8 +29,8 @@ func TestTable(t *testing.T) {
 		t.Error("ByHost found a product for an unknown host")
 	}
 	p, _ := tab.ByName("exercisedb")
-	if got := p.ImageURL("exercises/ab12"); got != "https://m.example/v/exercises/ab12.mp4?q=1" {
-		t.Errorf("ImageURL = %q", got)
+	if prefix, suffix, ok := p.ImageTemplate(); !ok || prefix+"exercises/ab12"+suffix != "https://m.example/v/exercises/ab12.mp4?q=1" {
+		t.Errorf("ImageTemplate = %q, %q, %v", prefix, suffix, ok)
 	}
 	basic, _ := p.Plan("Basic")
 	mega, _ := p.Plan("Mega")

@@ -28,8 +28,8 @@ var includeRoutes = []struct {
 	{path: "/api/v1/exercises/humnn3ws", single: true},
 }
 
-// contentNames are the content fields, the values include takes.
-var contentNames = []string{"description", "instructions", "tips", "aliases"}
+// contentNames are the values include takes: the content fields and media.
+var contentNames = []string{"description", "instructions", "tips", "aliases", "media"}
 
 // seedFields are the fields of every record; imageUrl only when the
 // exercise has media.
@@ -71,6 +71,7 @@ func FuzzInclude(f *testing.F) {
 		} {
 			f.Add(i, q)
 		}
+		f.Add(i, "include=Media,%20tips")
 	}
 	s := start(f, options{cache: true})
 	f.Fuzz(func(t *testing.T, route int, query string) {

@@ -26,6 +26,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/httpapi"
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/gateway/usage"
@@ -73,6 +74,9 @@ type options struct {
 	cors        []string // allowed CORS origins
 	compression bool     // gzip for clients that accept it
 	noDocsURL   bool     // docs_url unset: links from the request's host
+	// media makes the products serve the gateway's own media
+	// (testdata/gateway-media.yaml) instead of image_url templates.
+	media bool
 }
 
 // start runs the catalog (testdata/catalogue.json) over bufconn and the
@@ -125,7 +129,11 @@ func start(t testing.TB, opts options) *system {
 		catalogClient = nil
 	}
 
-	cfgData, err := os.ReadFile("testdata/gateway.yaml")
+	cfgFile := "testdata/gateway.yaml"
+	if opts.media {
+		cfgFile = "testdata/gateway-media.yaml"
+	}
+	cfgData, err := os.ReadFile(cfgFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +182,7 @@ func start(t testing.TB, opts options) *system {
 		CORSOrigins: opts.cors,
 		Compression: opts.compression,
 		Usage:       usage.New(usage.Options{Now: now}),
+		Media:       httpapi.MediaDeps{Signer: medialink.NewSigner([]byte(testMediaSecret), "http://media.test")},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +192,9 @@ func start(t testing.TB, opts options) *system {
 	t.Cleanup(s.gateway.Close)
 	return s
 }
+
+// testMediaSecret signs the system's media URLs.
+const testMediaSecret = "system test media secret"
 
 // request is one HTTP request to the gateway.
 type request struct {

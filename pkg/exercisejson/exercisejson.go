@@ -110,8 +110,9 @@ func (f *Fragments) Content(set Set) []byte {
 type Image struct{ Prefix, Key, Suffix string }
 
 // Append writes a whole exercise: head, the image URL when there is one,
-// the content fields, and the closing brace.
-func Append(b, head []byte, img Image, content []byte) []byte {
+// the content fields, extra (more fields, each as ,"name":value, or
+// nothing) and the closing brace.
+func Append(b, head []byte, img Image, content, extra []byte) []byte {
 	b = append(b, head...)
 	if img.Key != "" {
 		b = append(b, `,"imageUrl":"`...)
@@ -123,13 +124,14 @@ func Append(b, head []byte, img Image, content []byte) []byte {
 		b = append(b, '"')
 	}
 	b = append(b, content...)
+	b = append(b, extra...)
 	return append(b, '}')
 }
 
 // Size bounds what Append writes when the image URL needs no escaping (an
 // escape only makes the buffer grow once).
-func Size(head []byte, img Image, content []byte) int {
-	return len(head) + len(`,"imageUrl":""`) + len(img.Prefix) + len(img.Key) + len(img.Suffix) + len(content) + 1
+func Size(head []byte, img Image, content, extra []byte) int {
+	return len(head) + len(`,"imageUrl":""`) + len(img.Prefix) + len(img.Key) + len(img.Suffix) + len(content) + len(extra) + 1
 }
 
 func appendList(b []byte, key string, ss []string) []byte {

@@ -77,7 +77,7 @@ func FuzzAppend(f *testing.F) {
 				content := frags.Content(set)
 				// The image's parts are escaped one by one: a product's
 				// template (ASCII here) around a key of any bytes.
-				got := Append(nil, frags.Head(), Image{Prefix: "https://m/\"", Key: image, Suffix: ".gif"}, content)
+				got := Append(nil, frags.Head(), Image{Prefix: "https://m/\"", Key: image, Suffix: ".gif"}, content, nil)
 				url := ""
 				if image != "" {
 					url = "https://m/\"" + image + ".gif"
@@ -117,7 +117,7 @@ func BenchmarkAppend(b *testing.B) {
 	for b.Loop() {
 		buf = buf[:0]
 		for range 10 {
-			buf = Append(buf, frags.Head(), img, frags.Content(0))
+			buf = Append(buf, frags.Head(), img, frags.Content(0), nil)
 		}
 	}
 }

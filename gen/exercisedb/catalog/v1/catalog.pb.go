@@ -178,7 +178,11 @@ type Exercise struct {
 	// Coaching cues and common mistakes (1 to 5).
 	Tips []string `protobuf:"bytes,12,rep,name=tips,proto3" json:"tips,omitempty"`
 	// Other names people use for the exercise; possibly none.
-	Aliases       []string `protobuf:"bytes,13,rep,name=aliases,proto3" json:"aliases,omitempty"`
+	Aliases []string `protobuf:"bytes,13,rep,name=aliases,proto3" json:"aliases,omitempty"`
+	// Digest of the exercise's media: it changes whenever any of its media
+	// files would, so a URL holding it names the file's content (see
+	// GetMedia). Empty when media_key is.
+	MediaDigest   string `protobuf:"bytes,14,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -302,6 +306,13 @@ func (x *Exercise) GetAliases() []string {
 		return x.Aliases
 	}
 	return nil
+}
+
+func (x *Exercise) GetMediaDigest() string {
+	if x != nil {
+		return x.MediaDigest
+	}
+	return ""
 }
 
 // Related selects the exercises related to one exercise.
@@ -736,7 +747,9 @@ type ExerciseJSON struct {
 	MediaKey string `protobuf:"bytes,2,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
 	// The content fields asked for, each as `,"name":value`, in the order
 	// description, instructions, tips, aliases; empty when none.
-	Content       []byte `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	Content []byte `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// Digest of the exercise's media (see Exercise.media_digest).
+	MediaDigest   string `protobuf:"bytes,4,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -790,6 +803,13 @@ func (x *ExerciseJSON) GetContent() []byte {
 		return x.Content
 	}
 	return nil
+}
+
+func (x *ExerciseJSON) GetMediaDigest() string {
+	if x != nil {
+		return x.MediaDigest
+	}
+	return ""
 }
 
 // GetExerciseRequest names one exercise.
@@ -1158,7 +1178,9 @@ type ExerciseType struct {
 	// Name of the type, for example "strength".
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Key of the type's image.
-	MediaKey      string `protobuf:"bytes,2,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
+	MediaKey string `protobuf:"bytes,2,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
+	// Digest of the type's media (see Exercise.media_digest).
+	MediaDigest   string `protobuf:"bytes,3,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1203,6 +1225,13 @@ func (x *ExerciseType) GetName() string {
 func (x *ExerciseType) GetMediaKey() string {
 	if x != nil {
 		return x.MediaKey
+	}
+	return ""
+}
+
+func (x *ExerciseType) GetMediaDigest() string {
+	if x != nil {
+		return x.MediaDigest
 	}
 	return ""
 }
@@ -1934,11 +1963,133 @@ func (x *CallError) GetDetails() []*anypb.Any {
 	return nil
 }
 
+// GetMediaRequest names one media file.
+type GetMediaRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The media key of the exercise or exercise type, for example
+	// "exercises/humnn3ws" or "types/strength".
+	MediaKey string `protobuf:"bytes,1,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
+	// The media digest the caller was given with the record.
+	Digest string `protobuf:"bytes,2,opt,name=digest,proto3" json:"digest,omitempty"`
+	// Which file: "<height>.gif" or "<height>.mp4" (the demonstration, or an
+	// exercise type's icon; height 180, 360 or 720), "poster.png" (a still
+	// 360 pixels high) or "muscles.svg" (the muscle map; exercises only).
+	File          string `protobuf:"bytes,3,opt,name=file,proto3" json:"file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMediaRequest) Reset() {
+	*x = GetMediaRequest{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMediaRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMediaRequest) ProtoMessage() {}
+
+func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMediaRequest.ProtoReflect.Descriptor instead.
+func (*GetMediaRequest) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *GetMediaRequest) GetMediaKey() string {
+	if x != nil {
+		return x.MediaKey
+	}
+	return ""
+}
+
+func (x *GetMediaRequest) GetDigest() string {
+	if x != nil {
+		return x.Digest
+	}
+	return ""
+}
+
+func (x *GetMediaRequest) GetFile() string {
+	if x != nil {
+		return x.File
+	}
+	return ""
+}
+
+// GetMediaResponse holds one media file.
+type GetMediaResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file's bytes.
+	Content []byte `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
+	// Its media type, for example "image/gif".
+	ContentType   string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMediaResponse) Reset() {
+	*x = GetMediaResponse{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMediaResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMediaResponse) ProtoMessage() {}
+
+func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMediaResponse.ProtoReflect.Descriptor instead.
+func (*GetMediaResponse) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *GetMediaResponse) GetContent() []byte {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
+func (x *GetMediaResponse) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
 var File_exercisedb_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
-	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\x99\x03\n" +
+	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\xbc\x03\n" +
 	"\bExercise\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -1958,7 +2109,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	" \x01(\tR\vdescription\x12\"\n" +
 	"\finstructions\x18\v \x03(\tR\finstructions\x12\x12\n" +
 	"\x04tips\x18\f \x03(\tR\x04tips\x12\x18\n" +
-	"\aaliases\x18\r \x03(\tR\aaliases\"V\n" +
+	"\aaliases\x18\r \x03(\tR\aaliases\x12!\n" +
+	"\fmedia_digest\x18\x0e \x01(\tR\vmediaDigest\"V\n" +
 	"\aRelated\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
 	"\brelation\x18\x02 \x01(\x0e2\x1f.exercisedb.catalog.v1.RelationR\brelation\"\x98\x02\n" +
@@ -1993,11 +2145,12 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"nextCursor\x12'\n" +
 	"\x0fprevious_cursor\x18\x06 \x01(\tR\x0epreviousCursor\x12+\n" +
 	"\x11catalogue_version\x18\a \x01(\tR\x10catalogueVersion\x12J\n" +
-	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\"Y\n" +
+	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\"|\n" +
 	"\fExerciseJSON\x12\x12\n" +
 	"\x04head\x18\x01 \x01(\fR\x04head\x12\x1b\n" +
 	"\tmedia_key\x18\x02 \x01(\tR\bmediaKey\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\fR\acontent\"8\n" +
+	"\acontent\x18\x03 \x01(\fR\acontent\x12!\n" +
+	"\fmedia_digest\x18\x04 \x01(\tR\vmediaDigest\"8\n" +
 	"\x12GetExerciseRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04json\x18\x02 \x01(\bR\x04json\"\xc9\x01\n" +
@@ -2016,10 +2169,11 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x12ListMusclesRequest\"{\n" +
 	"\x13ListMusclesResponse\x127\n" +
 	"\amuscles\x18\x01 \x03(\v2\x1d.exercisedb.catalog.v1.MuscleR\amuscles\x12+\n" +
-	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"?\n" +
+	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"b\n" +
 	"\fExerciseType\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
-	"\tmedia_key\x18\x02 \x01(\tR\bmediaKey\"\x1a\n" +
+	"\tmedia_key\x18\x02 \x01(\tR\bmediaKey\x12!\n" +
+	"\fmedia_digest\x18\x03 \x01(\tR\vmediaDigest\"\x1a\n" +
 	"\x18ListExerciseTypesRequest\"\x94\x01\n" +
 	"\x19ListExerciseTypesResponse\x12J\n" +
 	"\x0eexercise_types\x18\x01 \x03(\v2#.exercisedb.catalog.v1.ExerciseTypeR\rexerciseTypes\x12+\n" +
@@ -2057,7 +2211,14 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\tCallError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12.\n" +
-	"\adetails\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\adetails*\x9f\x01\n" +
+	"\adetails\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\adetails\"Z\n" +
+	"\x0fGetMediaRequest\x12\x1b\n" +
+	"\tmedia_key\x18\x01 \x01(\tR\bmediaKey\x12\x16\n" +
+	"\x06digest\x18\x02 \x01(\tR\x06digest\x12\x12\n" +
+	"\x04file\x18\x03 \x01(\tR\x04file\"O\n" +
+	"\x10GetMediaResponse\x12\x18\n" +
+	"\acontent\x18\x01 \x01(\fR\acontent\x12!\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType*\x9f\x01\n" +
 	"\fContentField\x12\x1d\n" +
 	"\x19CONTENT_FIELD_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19CONTENT_FIELD_DESCRIPTION\x10\x01\x12\x1e\n" +
@@ -2067,7 +2228,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\bRelation\x12\x18\n" +
 	"\x14RELATION_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13RELATION_VARIATIONS\x10\x01\x12\x19\n" +
-	"\x15RELATION_ALTERNATIVES\x10\x022\xe2\a\n" +
+	"\x15RELATION_ALTERNATIVES\x10\x022\xbf\b\n" +
 	"\x0eCatalogService\x12j\n" +
 	"\rListExercises\x12+.exercisedb.catalog.v1.ListExercisesRequest\x1a,.exercisedb.catalog.v1.ListExercisesResponse\x12d\n" +
 	"\vGetExercise\x12).exercisedb.catalog.v1.GetExerciseRequest\x1a*.exercisedb.catalog.v1.GetExerciseResponse\x12j\n" +
@@ -2077,7 +2238,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0eListEquipments\x12,.exercisedb.catalog.v1.ListEquipmentsRequest\x1a-.exercisedb.catalog.v1.ListEquipmentsResponse\x12s\n" +
 	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponse\x12o\n" +
 	"\x0eWatchCatalogue\x12,.exercisedb.catalog.v1.WatchCatalogueRequest\x1a-.exercisedb.catalog.v1.WatchCatalogueResponse0\x01\x12_\n" +
-	"\bExchange\x12&.exercisedb.catalog.v1.ExchangeRequest\x1a'.exercisedb.catalog.v1.ExchangeResponse(\x010\x01BFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
+	"\bExchange\x12&.exercisedb.catalog.v1.ExchangeRequest\x1a'.exercisedb.catalog.v1.ExchangeResponse(\x010\x01\x12[\n" +
+	"\bGetMedia\x12&.exercisedb.catalog.v1.GetMediaRequest\x1a'.exercisedb.catalog.v1.GetMediaResponseBFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
 
 var (
 	file_exercisedb_catalog_v1_catalog_proto_rawDescOnce sync.Once
@@ -2092,7 +2254,7 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 }
 
 var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(ContentField)(0),                 // 0: exercisedb.catalog.v1.ContentField
 	(Relation)(0),                     // 1: exercisedb.catalog.v1.Relation
@@ -2123,7 +2285,9 @@ var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(*ExchangeResponse)(nil),          // 26: exercisedb.catalog.v1.ExchangeResponse
 	(*CallResult)(nil),                // 27: exercisedb.catalog.v1.CallResult
 	(*CallError)(nil),                 // 28: exercisedb.catalog.v1.CallError
-	(*anypb.Any)(nil),                 // 29: google.protobuf.Any
+	(*GetMediaRequest)(nil),           // 29: exercisedb.catalog.v1.GetMediaRequest
+	(*GetMediaResponse)(nil),          // 30: exercisedb.catalog.v1.GetMediaResponse
+	(*anypb.Any)(nil),                 // 31: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	1,  // 0: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
@@ -2143,7 +2307,7 @@ var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	6,  // 14: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
 	9,  // 15: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
 	28, // 16: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
-	29, // 17: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	31, // 17: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
 	5,  // 18: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
 	8,  // 19: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
 	10, // 20: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
@@ -2153,17 +2317,19 @@ var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	20, // 24: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
 	22, // 25: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
 	24, // 26: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
-	6,  // 27: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	9,  // 28: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	11, // 29: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	14, // 30: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	17, // 31: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	19, // 32: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	21, // 33: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	23, // 34: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	26, // 35: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
-	27, // [27:36] is the sub-list for method output_type
-	18, // [18:27] is the sub-list for method input_type
+	29, // 27: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
+	6,  // 28: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	9,  // 29: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	11, // 30: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	14, // 31: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	17, // 32: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	19, // 33: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	21, // 34: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	23, // 35: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	26, // 36: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	30, // 37: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
+	28, // [28:38] is the sub-list for method output_type
+	18, // [18:28] is the sub-list for method input_type
 	18, // [18:18] is the sub-list for extension type_name
 	18, // [18:18] is the sub-list for extension extendee
 	0,  // [0:18] is the sub-list for field type_name
@@ -2189,7 +2355,7 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   27,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -31,6 +31,7 @@ const (
 	CatalogService_ListDifficulties_FullMethodName  = "/exercisedb.catalog.v1.CatalogService/ListDifficulties"
 	CatalogService_WatchCatalogue_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/WatchCatalogue"
 	CatalogService_Exchange_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/Exchange"
+	CatalogService_GetMedia_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/GetMedia"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -76,6 +77,15 @@ type CatalogServiceClient interface {
 	// calls: a larger one ends the stream with INVALID_ARGUMENT naming
 	// `calls`, unanswered (earlier batches were answered).
 	Exchange(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExchangeRequest, ExchangeResponse], error)
+	// GetMedia returns one media file of an exercise or an exercise type,
+	// drawn by the catalog from its own data: a demonstration (GIF or MP4 at
+	// 180, 360 or 720 pixels high), a poster (PNG) or a muscle map (SVG). A
+	// media key or digest that the current catalogue does not hold is
+	// NOT_FOUND (a digest from an older catalogue included); a file name that
+	// is not one of those below is INVALID_ARGUMENT naming `file`; a format
+	// whose encoder is not installed on the catalog's machine (MP4 needs
+	// ffmpeg) is UNIMPLEMENTED.
+	GetMedia(ctx context.Context, in *GetMediaRequest, opts ...grpc.CallOption) (*GetMediaResponse, error)
 }
 
 type catalogServiceClient struct {
@@ -188,6 +198,16 @@ func (c *catalogServiceClient) Exchange(ctx context.Context, opts ...grpc.CallOp
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type CatalogService_ExchangeClient = grpc.BidiStreamingClient[ExchangeRequest, ExchangeResponse]
 
+func (c *catalogServiceClient) GetMedia(ctx context.Context, in *GetMediaRequest, opts ...grpc.CallOption) (*GetMediaResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetMediaResponse)
+	err := c.cc.Invoke(ctx, CatalogService_GetMedia_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CatalogServiceServer is the server API for CatalogService service.
 // All implementations must embed UnimplementedCatalogServiceServer
 // for forward compatibility.
@@ -231,6 +251,15 @@ type CatalogServiceServer interface {
 	// calls: a larger one ends the stream with INVALID_ARGUMENT naming
 	// `calls`, unanswered (earlier batches were answered).
 	Exchange(grpc.BidiStreamingServer[ExchangeRequest, ExchangeResponse]) error
+	// GetMedia returns one media file of an exercise or an exercise type,
+	// drawn by the catalog from its own data: a demonstration (GIF or MP4 at
+	// 180, 360 or 720 pixels high), a poster (PNG) or a muscle map (SVG). A
+	// media key or digest that the current catalogue does not hold is
+	// NOT_FOUND (a digest from an older catalogue included); a file name that
+	// is not one of those below is INVALID_ARGUMENT naming `file`; a format
+	// whose encoder is not installed on the catalog's machine (MP4 needs
+	// ffmpeg) is UNIMPLEMENTED.
+	GetMedia(context.Context, *GetMediaRequest) (*GetMediaResponse, error)
 	mustEmbedUnimplementedCatalogServiceServer()
 }
 
@@ -267,6 +296,9 @@ func (UnimplementedCatalogServiceServer) WatchCatalogue(*WatchCatalogueRequest, 
 }
 func (UnimplementedCatalogServiceServer) Exchange(grpc.BidiStreamingServer[ExchangeRequest, ExchangeResponse]) error {
 	return status.Error(codes.Unimplemented, "method Exchange not implemented")
+}
+func (UnimplementedCatalogServiceServer) GetMedia(context.Context, *GetMediaRequest) (*GetMediaResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetMedia not implemented")
 }
 func (UnimplementedCatalogServiceServer) mustEmbedUnimplementedCatalogServiceServer() {}
 func (UnimplementedCatalogServiceServer) testEmbeddedByValue()                        {}
@@ -433,6 +465,24 @@ func _CatalogService_Exchange_Handler(srv interface{}, stream grpc.ServerStream)
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type CatalogService_ExchangeServer = grpc.BidiStreamingServer[ExchangeRequest, ExchangeResponse]
 
+func _CatalogService_GetMedia_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetMediaRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CatalogServiceServer).GetMedia(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CatalogService_GetMedia_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CatalogServiceServer).GetMedia(ctx, req.(*GetMediaRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CatalogService_ServiceDesc is the grpc.ServiceDesc for CatalogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -467,6 +517,10 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListDifficulties",
 			Handler:    _CatalogService_ListDifficulties_Handler,
+		},
+		{
+			MethodName: "GetMedia",
+			Handler:    _CatalogService_GetMedia_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

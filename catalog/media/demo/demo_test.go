@@ -1,0 +1,293 @@
+package demo
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/exercisedb/exercisedb/catalog/dataset"
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden.txt")
+
+var (
+	catOnce sync.Once
+	cat     *exercise.File
+	catErr  error
+)
+
+func catalogue(t testing.TB) *exercise.File {
+	catOnce.Do(func() { cat, catErr = exercise.Decode(bytes.NewReader(dataset.Default())) })
+	if catErr != nil {
+		t.Fatal(catErr)
+	}
+	return cat
+}
+
+func inputOf(x exercise.Exercise) Input {
+	return Input{Name: x.Name, Family: x.Family, Pattern: x.Pattern, Equipments: x.Equipments,
+		TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles, ExerciseTypes: x.ExerciseTypes}
+}
+
+func record(t testing.TB, name string) exercise.Exercise {
+	for _, x := range catalogue(t).Exercises {
+		if x.Name == name {
+			return x
+		}
+	}
+	t.Fatalf("no record %q", name)
+	return exercise.Exercise{}
+}
+
+func TestDataValid(t *testing.T) {
+	l, err := loadLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := catalogue(t)
+	fams := map[string]bool{}
+	pats := map[string]bool{}
+	for _, x := range f.Exercises {
+		fams[x.Family] = true
+		pats[x.Pattern] = true
+	}
+	for _, n := range sortedKeys(l.families) {
+		if !fams[n] {
+			t.Errorf("families/%s: family %q is not in the catalogue", l.families[n].file, n)
+		}
+	}
+	for p := range pats {
+		if _, ok := l.patterns[p]; !ok {
+			t.Errorf("patterns.yaml: pattern %q missing", p)
+		}
+	}
+	for _, m := range exercise.Names(f.Vocabularies.Muscles) {
+		if len(l.muscles[m]) == 0 {
+			t.Errorf("muscles.yaml: muscle %q has no region", m)
+		}
+	}
+	for _, n := range l.usedTemplates() {
+		if l.templates[n] == nil {
+			t.Errorf("template %q is used but not defined", n)
+		}
+	}
+	for _, ty := range exercise.Names(f.Vocabularies.ExerciseTypes) {
+		if _, ok := l.icons[ty]; !ok {
+			t.Errorf("icons.yaml: exercise type %q has no icon", ty)
+		}
+	}
+}
+
+func TestUnknownKeysRejected(t *testing.T) {
+	var m map[string]*template
+	err := decodeStrict([]byte("squat:\n  base: stand\n  bogus: 1\n"), &m)
+	if err == nil {
+		t.Fatal("unknown key accepted")
+	}
+	var fm map[string]*familyEntry
+	if err := decodeStrict([]byte("squat:\n  rules:\n    - when: {nam: [x]}\n"), &fm); err == nil {
+		t.Fatal("unknown key in a rule accepted")
+	}
+	bad := &template{Keys: []map[string]float64{{"elbow": 3}}}
+	if err := theLibrary().compile(bad); err == nil {
+		t.Fatal("unknown pose field accepted")
+	}
+}
+
+// TestEveryRecord resolves every record and renders its poster at 180 px
+// (and all frames for every 25th record).
+func TestEveryRecord(t *testing.T) {
+	for i, x := range catalogue(t).Exercises {
+		d := For(inputOf(x))
+		fr := d.Frames(180)
+		_ = i
+		if len(fr) == 0 || fr[0].Bounds().Dx() != 180 || fr[0].Bounds().Dy() != 180 {
+			t.Fatalf("%s: bad frames", x.Name)
+		}
+		if p := d.PosterFrame(); p < 0 || p >= d.frameCount() {
+			t.Fatalf("%s: poster %d", x.Name, p)
+		}
+		if d.Faithful() != (d.Template() != "") {
+			t.Fatalf("%s: faithful %v with template %q", x.Name, d.Faithful(), d.Template())
+		}
+	}
+}
+
+func hashFrames(d Demo, h int) string {
+	s := sha256.New()
+	for _, f := range d.Frames(h) {
+		s.Write(f.Pix)
+	}
+	return hex.EncodeToString(s.Sum(nil))
+}
+
+func TestDeterministic(t *testing.T) {
+	d := For(inputOf(record(t, "barbell bench press")))
+	if a, b := hashFrames(d, 180), hashFrames(d, 180); a != b {
+		t.Fatal("two renders differ")
+	}
+	e := For(inputOf(record(t, "barbell bench press")))
+	if d.Fingerprint() != e.Fingerprint() {
+		t.Fatal("fingerprint not stable")
+	}
+}
+
+var goldenRecords = []string{"barbell bench press", "pull-up", "kettlebell swing", "dumbbell bent-over row", "jumping jack", "tree pose", "lat pulldown"}
+
+func TestGolden(t *testing.T) {
+	path := filepath.Join("testdata", "golden.txt")
+	var lines []string
+	for _, n := range goldenRecords {
+		lines = append(lines, fmt.Sprintf("%s\t%s", n, hashFrames(For(inputOf(record(t, n))), 180)))
+	}
+	for _, ty := range []string{"strength", "yoga"} {
+		lines = append(lines, fmt.Sprintf("icon:%s\t%s", ty, hashFrames(Icon(ty), 180)))
+	}
+	got := strings.Join(lines, "\n") + "\n"
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte("# "+Version+"\n"+got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	want := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "\t"); ok {
+			want[k] = v
+		}
+	}
+	for _, l := range lines {
+		k, v, _ := strings.Cut(l, "\t")
+		if want[k] != v {
+			t.Errorf("%s: frames changed (bump Version and run with -update if intended)", k)
+		}
+	}
+}
+
+func TestFingerprintSeparates(t *testing.T) {
+	a := For(inputOf(record(t, "barbell bench press")))
+	b := For(inputOf(record(t, "dumbbell bench press")))
+	if a.Fingerprint() == b.Fingerprint() {
+		t.Fatal("different equipment, same fingerprint")
+	}
+}
+
+func TestIcons(t *testing.T) {
+	for _, ty := range []string{"strength", "cardio", "plyometrics", "stretching", "weightlifting", "yoga", "aerobic", "unknown"} {
+		d := Icon(ty)
+		if len(d.Frames(64)) == 0 {
+			t.Fatal(ty)
+		}
+	}
+	if Icon("unknown").Template() != "" {
+		t.Fatal("unknown type got a template")
+	}
+}
+
+// TestCoverage reports how many records have a faithful animation.
+func TestCoverage(t *testing.T) {
+	type c struct{ ok, all int }
+	per := map[string]*c{}
+	fam := map[string]*c{}
+	total := c{}
+	for _, x := range catalogue(t).Exercises {
+		d := For(inputOf(x))
+		if per[x.Pattern] == nil {
+			per[x.Pattern] = &c{}
+		}
+		if fam[x.Family] == nil {
+			fam[x.Family] = &c{}
+		}
+		per[x.Pattern].all++
+		fam[x.Family].all++
+		total.all++
+		if d.Faithful() {
+			per[x.Pattern].ok++
+			fam[x.Family].ok++
+			total.ok++
+		}
+	}
+	t.Logf("faithful: %d / %d records (%.0f%%)", total.ok, total.all, 100*float64(total.ok)/float64(total.all))
+	for _, p := range sortedKeys(per) {
+		t.Logf("  %-18s %3d / %3d", p, per[p].ok, per[p].all)
+	}
+	var gaps []string
+	for f, v := range fam {
+		if v.all-v.ok >= 5 {
+			gaps = append(gaps, fmt.Sprintf("%3d %s", v.all-v.ok, f))
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(gaps)))
+	t.Logf("families with 5+ records not faithful:\n%s", strings.Join(gaps, "\n"))
+}
+
+// TestReviewCatalogue writes contact sheets of the catalogue's posters:
+// go test -run ReviewCatalogue -review /tmp/demo
+func TestReviewCatalogue(t *testing.T) {
+	if *review == "" {
+		t.Skip("no -review directory")
+	}
+	os.MkdirAll(*review, 0o755)
+	seen := map[string]bool{}
+	var ds []Demo
+	var names []string
+	for _, x := range catalogue(t).Exercises {
+		d := For(inputOf(x))
+		if !d.Faithful() || seen[d.Fingerprint()] || seen[x.Family] {
+			continue
+		}
+		seen[d.Fingerprint()], seen[x.Family] = true, true
+		ds = append(ds, d)
+		names = append(names, x.Name)
+	}
+	sort.Sort(byName{ds, names})
+	for i := 0; i < len(ds); i += 48 {
+		j := min(i+48, len(ds))
+		p := fmt.Sprintf("%s/catalogue-%02d.png", *review, i/48)
+		f, _ := os.Create(p)
+		png.Encode(f, ContactSheet(ds[i:j], names[i:j], 8, 150))
+		f.Close()
+		t.Logf("%s: %s", p, strings.Join(names[i:j], " | "))
+	}
+}
+
+type byName struct {
+	d []Demo
+	n []string
+}
+
+func (b byName) Len() int           { return len(b.n) }
+func (b byName) Less(i, j int) bool { return b.n[i] < b.n[j] }
+func (b byName) Swap(i, j int) {
+	b.d[i], b.d[j] = b.d[j], b.d[i]
+	b.n[i], b.n[j] = b.n[j], b.n[i]
+}
+
+func benchRecord(b *testing.B, h int) {
+	d := For(inputOf(record(b, "barbell bench press")))
+	b.ResetTimer()
+	for range b.N {
+		d.Frames(h)
+	}
+}
+
+func BenchmarkFrames180(b *testing.B) { benchRecord(b, 180) }
+func BenchmarkFrames360(b *testing.B) { benchRecord(b, 360) }
+func BenchmarkFrames720(b *testing.B) { benchRecord(b, 720) }

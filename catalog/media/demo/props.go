@@ -1,0 +1,377 @@
+package demo
+
+import (
+	"math"
+
+	"github.com/exercisedb/exercisedb/catalog/media/paint"
+)
+
+// statics are the props that stand still, placed from the first frame.
+type statics struct {
+	back     scene // drawn behind the figure
+	pulley   vec   // cable: where the cable leaves the stack
+	band     vec   // resistance band anchor
+	strap    vec   // rings and suspension trainer anchor
+	pivot    vec   // landmine pivot
+	ropeEnd  vec   // battle ropes anchor
+	flywheel vec   // rowing machine and ski erg
+}
+
+func (d Demo) hasEquip(e string) bool {
+	for _, x := range d.equip {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+// place returns the prop's placement: the demo's, the template's or def.
+func (d Demo) place(kind string, def place) place {
+	if p, ok := d.props[kind]; ok {
+		return p
+	}
+	if d.tmpl != nil {
+		if p, ok := d.tmpl.Props[kind]; ok {
+			return p
+		}
+	}
+	return def
+}
+
+// anchor resolves a placement's point from the first frame's body.
+func anchor(b *body, p place) vec {
+	var a vec
+	switch p.At {
+	case "seat":
+		a = vec{b.hip.X, b.hip.Y - torsoW/2}
+	case "front":
+		a = vec{b.hip.X + 40, 0}
+	case "behind":
+		a = vec{b.hip.X - 40, 0}
+	case "feet", "foot":
+		a = vec{b.leg.end.X + 2, math.Min(b.leg.tip.Y, b.leg.heel.Y) - footW/2}
+	case "world", "":
+	default:
+		if j, ok := b.joint(p.At); ok {
+			a = j
+		}
+	}
+	return a.add(vec{p.X, p.Y})
+}
+
+func orDefault(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func (d Demo) staticProps(b *body) statics {
+	var st statics
+	s := &st.back
+	legs := func(x0, x1, top float64) {
+		if top > 4 {
+			s.capsule(vec{x0, top}, vec{x0, 0}, 2.6, paint.Iron)
+			s.capsule(vec{x1, top}, vec{x1, 0}, 2.6, paint.Iron)
+		}
+	}
+	for _, e := range d.equip {
+		switch e {
+		case "bench":
+			p := d.place("bench", place{At: "seat"})
+			if p.At == "back" {
+				u := b.shoulder.sub(b.hip).mul(1 / torsoLen)
+				n := vec{-u.Y, u.X} // back side
+				a := b.hip.add(u.mul(-9)).add(n.mul(torsoW / 2))
+				c := b.shoulder.add(u.mul(6)).add(n.mul(torsoW / 2))
+				a2, c2 := a.add(n.mul(4)), c.add(n.mul(4))
+				s.poly(paint.Frame, a, c, c2, a2)
+				lo := a2
+				hi := c2
+				if lo.Y > hi.Y {
+					lo, hi = hi, lo
+				}
+				s.capsule(a2.lerp(c2, 0.15), vec{a2.lerp(c2, 0.15).X, 0}, 2.6, paint.Iron)
+				s.capsule(a2.lerp(c2, 0.85), vec{a2.lerp(c2, 0.85).X, 0}, 2.6, paint.Iron)
+				if math.Abs(u.Y) > 0.2 && math.Abs(u.Y) < 0.95 {
+					// inclined back rest: add the seat
+					seat := b.hip.Y - torsoW/2
+					s.rect(b.hip.X-4, seat-4, b.hip.X+16*sign(u.X)*-1+0, seat, paint.Frame)
+				}
+				continue
+			}
+			a := anchor(b, p)
+			w := orDefault(p.W, 34)
+			s.rect(a.X-w/2, a.Y-4, a.X+w/2, a.Y, paint.Frame)
+			legs(a.X-w/2+3, a.X+w/2-3, a.Y-4)
+		case "plyo box":
+			p := d.place("box", place{At: "front"})
+			a := anchor(b, p)
+			w, h := orDefault(p.W, 26), orDefault(p.H, 24)
+			if p.At != "front" && p.At != "behind" && p.At != "world" && p.At != "" {
+				h = math.Max(a.Y, 4)
+			}
+			s.rect(a.X-w/2, 0, a.X+w/2, h, paint.Frame)
+			s.rect(a.X-w/2, h-1.5, a.X+w/2, h, paint.Iron)
+		case "stability ball":
+			p := d.place("ball", place{At: "seat"})
+			a := anchor(b, p)
+			r := orDefault(p.W, math.Max(9, math.Min(18, a.Y/2)))
+			s.circle(vec{a.X, r}, r, paint.Accent)
+		case "bosu ball":
+			p := d.place("ball", place{At: "feet"})
+			a := anchor(b, p)
+			var pts []vec
+			for i := 0; i <= 12; i++ {
+				t := math.Pi * float64(i) / 12
+				pts = append(pts, vec{a.X + 13*math.Cos(t), 6 * math.Sin(t)})
+			}
+			s.poly(paint.Accent, pts...)
+		case "foam roller":
+			p := d.place("roller", place{At: "seat"})
+			a := anchor(b, p)
+			s.circle(vec{a.X, 5}, 5, paint.Accent)
+		case "cable":
+			p := d.place("cable", place{At: "front", Y: 55})
+			st.pulley = anchor(b, p)
+			x := st.pulley.X
+			top := math.Max(st.pulley.Y+8, 100)
+			s.rect(x+1, 0, x+8, top, paint.Frame)
+			s.rect(x+2, 2, x+7, 20, paint.Iron)
+			s.circle(st.pulley, 2.6, paint.Iron)
+		case "resistance band":
+			st.band = anchor(b, d.place("band", place{At: "feet"}))
+		case "pull-up bar":
+			p := d.place("bar", place{At: "wrist", Y: 1})
+			a := anchor(b, p)
+			s.capsule(a, vec{a.X - 22, a.Y + 6}, 2.6, paint.Frame)
+			s.capsule(vec{a.X - 22, a.Y + 6}, vec{a.X - 22, 0}, 3.2, paint.Frame)
+			s.circle(a, 2.6, paint.Iron)
+		case "dip station":
+			p := d.place("station", place{At: "wrist", Y: -2})
+			a := anchor(b, p)
+			s.capsule(vec{a.X - 2, a.Y}, vec{a.X - 2, 0}, 3.2, paint.Frame)
+			s.capsule(vec{a.X - 12, 0}, vec{a.X + 8, 0}, 3, paint.Frame)
+			s.capsule(vec{a.X - 6, a.Y}, vec{a.X + 6, a.Y}, 3, paint.Iron)
+		case "gymnastic rings", "suspension trainer":
+			p := d.place("rings", place{At: "wrist", Y: 30})
+			st.strap = anchor(b, p)
+			s.rect(st.strap.X-6, st.strap.Y, st.strap.X+6, st.strap.Y+2.5, paint.Frame)
+		case "climbing rope":
+			p := d.place("rope", place{At: "wrist"})
+			a := anchor(b, p)
+			s.capsule(vec{a.X + 1, 0}, vec{a.X + 1, a.Y + 40}, 2.4, paint.Accent)
+		case "parallettes":
+			a := b.arm.end
+			s.rect(a.X-6, 0, a.X+6, 2, paint.Frame)
+			s.capsule(vec{a.X, 1}, vec{a.X, math.Max(a.Y-handR, 2)}, 2.2, paint.Frame)
+		case "sled":
+			p := d.place("sled", place{At: "wrist", X: 6})
+			a := anchor(b, p)
+			s.rect(a.X, 0, a.X+24, 9, paint.Iron)
+			s.capsule(vec{a.X + 2, 8}, vec{a.X, a.Y}, 2.6, paint.Iron)
+		case "landmine":
+			st.pivot = anchor(b, d.place("landmine", place{At: "front", X: 20}))
+			s.rect(st.pivot.X-4, 0, st.pivot.X+4, 3, paint.Iron)
+		case "leverage machine", "smith machine":
+			p := d.place("machine", place{At: "hip", X: -16})
+			a := anchor(b, p)
+			top := math.Max(b.head.Y+18, 100)
+			if e == "smith machine" {
+				x := b.arm.end.X
+				s.rect(x-10, 0, x-7, top, paint.Frame)
+				s.rect(x+7, 0, x+10, top, paint.Frame)
+				continue
+			}
+			s.rect(a.X-3, 0, a.X+3, top, paint.Frame)
+			s.rect(a.X-12, 0, a.X+22, 3, paint.Frame)
+			s.rect(a.X-3, top-3, a.X+24, top, paint.Frame)
+			s.rect(a.X+1, 4, a.X+6, 22, paint.Iron)
+		case "rowing machine":
+			seat := vec{b.hip.X, b.hip.Y - torsoW/2}
+			st.flywheel = vec{b.leg.end.X + 26, 14}
+			s.rect(seat.X-30, 2, st.flywheel.X, 5, paint.Frame)
+			s.rect(seat.X-7, 5, seat.X+7, math.Max(seat.Y, 7), paint.Iron)
+			s.circle(st.flywheel, 10, paint.Frame)
+			s.capsule(vec{b.leg.end.X + 3, 4}, vec{b.leg.end.X + 5, 16}, 3, paint.Iron)
+		case "ski erg":
+			st.flywheel = vec{b.hip.X + 34, 112}
+			s.rect(st.flywheel.X-3, 0, st.flywheel.X+5, 116, paint.Frame)
+			s.rect(st.flywheel.X-14, 0, st.flywheel.X+14, 3, paint.Frame)
+		case "stationary bike":
+			seat := vec{b.hip.X - 1, b.hip.Y - torsoW/2}
+			crank := vec{b.hip.X + 8, 18}
+			bar := b.arm.end
+			s.rect(seat.X-8, seat.Y-3, seat.X+7, seat.Y, paint.Iron)
+			s.capsule(vec{seat.X, seat.Y - 2}, crank, 3.2, paint.Frame)
+			s.capsule(crank, vec{bar.X - 3, bar.Y - 3}, 3.2, paint.Frame)
+			s.capsule(vec{crank.X + 8, 0}, vec{crank.X + 8, crank.Y}, 3.2, paint.Frame)
+			s.rect(seat.X-14, 0, crank.X+22, 3, paint.Frame)
+			s.ring(crank, 9, 7, paint.Frame)
+			s.circle(vec{bar.X, bar.Y}, 2.6, paint.Iron)
+		case "treadmill", "elliptical trainer", "stair climber":
+			x := b.leg.end.X
+			if e == "stair climber" {
+				for i := 0; i < 3; i++ {
+					fx := x - 20 + float64(i)*13
+					s.rect(fx-4, 0, fx+13, float64(i+1)*8-6, paint.Frame)
+				}
+			} else {
+				s.rect(x-40, 0, x+34, 4, paint.Iron)
+			}
+			s.capsule(vec{x + 34, 2}, vec{x + 28, 80}, 3.4, paint.Frame)
+			s.capsule(vec{x + 28, 80}, vec{x + 16, 80}, 3, paint.Frame)
+		case "tyre":
+			a := b.arm.end
+			s.rect(a.X-2, 0, a.X+34, 13, paint.Iron)
+			s.rect(a.X+2, 4, a.X+30, 9, paint.Frame)
+		case "battle ropes":
+			st.ropeEnd = vec{b.hip.X + 72, 5}
+			s.rect(st.ropeEnd.X-2, 0, st.ropeEnd.X+3, 9, paint.Iron)
+		}
+	}
+	return st
+}
+
+func sign(x float64) float64 {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}
+
+// held draws what one hand holds; fwd is the forearm's direction.
+func held(s *scene, e string, hand vec, fwd vec, near bool) {
+	switch e {
+	case "barbell", "smith machine":
+		s.circle(hand, 10, paint.Iron)
+		s.circle(hand, 2, paint.Frame)
+	case "ez barbell", "trap bar":
+		s.circle(hand, 8.5, paint.Iron)
+		s.circle(hand, 1.8, paint.Frame)
+	case "dumbbell":
+		s.circle(hand, 4.6, paint.Iron)
+	case "kettlebell":
+		c := hand.add(vec{0, -6.5})
+		s.ring(hand.add(vec{0, -2.4}), 3.4, 1.8, paint.Iron)
+		s.circle(c, 5.2, paint.Iron)
+	case "medicine ball":
+		if near {
+			s.circle(hand.add(fwd.mul(5)), 7, paint.Accent)
+		}
+	case "weight plate":
+		if near {
+			s.circle(hand, 8.5, paint.Iron)
+			s.circle(hand, 2, paint.Frame)
+		}
+	case "sandbag":
+		if near {
+			s.capsule(hand.add(vec{-6, 3}), hand.add(vec{7, 3}), 10, paint.Frame)
+		}
+	case "atlas stone":
+		if near {
+			s.circle(hand.add(fwd.mul(8)), 11, paint.Frame)
+		}
+	case "ab wheel":
+		if near {
+			s.ring(hand, 5, 2.2, paint.Iron)
+		}
+	}
+}
+
+// heldRadius is how far a held item reaches below the hand, for grounding.
+func (d Demo) heldRadius() float64 {
+	r := 0.0
+	for _, e := range d.equip {
+		switch e {
+		case "barbell", "smith machine":
+			r = math.Max(r, 10)
+		case "ez barbell", "trap bar", "weight plate":
+			r = math.Max(r, 8.5)
+		case "kettlebell":
+			r = math.Max(r, 11.7)
+		case "dumbbell", "ab wheel":
+			r = math.Max(r, 5)
+		}
+	}
+	return r
+}
+
+func (d Demo) frameScene(b *body, st statics, i, n int) scene {
+	var s scene
+	forearm := func(l limb) vec { return dir(l.a2) }
+	far := func() {
+		if d.single {
+			return
+		}
+		o := vec{farOffsetX, farOffsetY}
+		for _, e := range d.equip {
+			held(&s, e, b.arm2.tip.add(o), forearm(b.arm2), false)
+		}
+	}
+	figure(&s, b, d.tint, far)
+	for _, e := range d.equip {
+		held(&s, e, b.arm.tip, forearm(b.arm), true)
+	}
+	nearArm(&s, b, d.tint)
+	hand := b.arm.tip
+	u := float64(i) / float64(n)
+	for _, e := range d.equip {
+		switch e {
+		case "cable":
+			s.capsule(st.pulley, hand, 1.2, paint.Iron)
+			s.capsule(hand.add(vec{0, -2}), hand.add(vec{0, 2}), 2.2, paint.Iron)
+		case "resistance band":
+			s.capsule(st.band, hand, 1.5, paint.Accent)
+		case "gymnastic rings":
+			s.capsule(st.strap, hand.add(vec{0, 3}), 1.2, paint.Frame)
+			s.ring(hand, 3.6, 2.2, paint.Iron)
+		case "suspension trainer":
+			s.capsule(st.strap, hand.add(vec{0, 2}), 1.4, paint.Iron)
+			s.capsule(hand.add(vec{-2.5, 0}), hand.add(vec{2.5, 0}), 2, paint.Accent)
+		case "landmine":
+			end := hand.add(hand.sub(st.pivot).mul(6 / math.Max(1, hand.sub(st.pivot).lenv())))
+			s.capsule(st.pivot, end, 2.2, paint.Iron)
+			s.circle(end, 6, paint.Iron)
+		case "rowing machine", "ski erg":
+			s.capsule(st.flywheel, hand, 1.1, paint.Iron)
+		case "battle ropes":
+			var prev vec
+			const segs = 14
+			for k := 0; k <= segs; k++ {
+				t := float64(k) / segs
+				p := hand.lerp(st.ropeEnd, t)
+				p.Y += 6 * (1 - t) * math.Sin(2*math.Pi*(2*t-u))
+				if k > 0 {
+					s.capsule(prev, p, 2, paint.Iron)
+				}
+				prev = p
+			}
+		case "jump rope":
+			phi := 2 * math.Pi * u
+			c := b.hip.add(vec{0, 8})
+			r := vec{c.X + 24*math.Sin(phi), c.Y - 62*math.Cos(phi)}
+			if r.Y < 0.6 {
+				r.Y = 0.6
+			}
+			var prev vec
+			for k := 0; k <= 10; k++ {
+				t := float64(k) / 10
+				// quadratic through the hand, the rope's far point, and back
+				a := hand.lerp(r, t*2)
+				if t > 0.5 {
+					a = r.lerp(hand, (t-0.5)*2)
+				}
+				a = a.add(vec{-4 * math.Sin(math.Pi*t), 0})
+				if k > 0 {
+					s.capsule(prev, a, 1.3, paint.Accent)
+				}
+				prev = a
+			}
+		}
+	}
+	return s
+}
+
+func (a vec) lenv() float64 { return math.Hypot(a.X, a.Y) }

@@ -1,0 +1,115 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"image"
+	"runtime"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/exercisedb/exercisedb/catalog/media/demo"
+	"github.com/exercisedb/exercisedb/catalog/media/encode"
+	"github.com/exercisedb/exercisedb/catalog/media/musclemap"
+	"github.com/exercisedb/exercisedb/catalog/media/paint"
+	"github.com/exercisedb/exercisedb/pkg/bytecache"
+)
+
+// ErrUnsupported means a format's encoder is not installed here.
+var ErrUnsupported = errors.New("media: the encoder of this format is not installed")
+
+// Draw renders one file of a subject. It is pure: the same subject, file
+// and versions give the same bytes (an MP4's, for one ffmpeg build).
+func Draw(ctx context.Context, s *Subject, f File) ([]byte, error) {
+	if !s.Has(f) {
+		return nil, ErrFileName
+	}
+	switch f.Format {
+	case SVG:
+		return musclemap.SVG(s.Target, s.Secondary), nil
+	case PNG:
+		frames := s.frames(f.Height)
+		return encode.PNG(frames[min(s.Demo.PosterFrame(), len(frames)-1)])
+	case GIF:
+		return encode.GIF(s.frames(f.Height), 100/demo.FPS)
+	case MP4:
+		b, err := encode.MP4(ctx, s.frames(f.Height), demo.FPS)
+		if errors.Is(err, encode.ErrNoFFmpeg) {
+			return nil, ErrUnsupported
+		}
+		return b, err
+	}
+	return nil, ErrFileName
+}
+
+// frames draws the demonstration at height h. A record whose movement has
+// no faithful template yet shows a still pose with its muscle map beside
+// it, so that the picture still says what the exercise trains.
+func (s *Subject) frames(h int) []*image.RGBA {
+	frames := s.Demo.Frames(h)
+	if s.Demo.Faithful() || !s.HasMap {
+		return frames
+	}
+	mw, mh := musclemap.Size()
+	inset := float32(h) * 0.46
+	w := inset * mw / mh
+	for _, f := range frames {
+		c := paint.On(f, 1, 0, 0)
+		margin := float32(h) * 0.03
+		musclemap.Draw(c, float32(h)-w-margin, margin, inset, s.Target, s.Secondary)
+	}
+	return frames
+}
+
+// Renderer draws files on demand and keeps the latest in memory, bounded
+// in entries and bytes. Concurrent requests for one file draw it once, and
+// at most one drawing runs per CPU, so a burst of cold files cannot starve
+// the catalogue's other calls of more than their share.
+type Renderer struct {
+	cache *bytecache.Cache[string, []byte]
+	group singleflight.Group
+	slots chan struct{}
+}
+
+// NewRenderer returns a renderer whose cache holds at most maxEntries files
+// totalling maxBytes.
+func NewRenderer(maxEntries int, maxBytes int64) *Renderer {
+	return &Renderer{
+		cache: bytecache.New[string, []byte](maxEntries, maxBytes),
+		slots: make(chan struct{}, runtime.GOMAXPROCS(0)),
+	}
+}
+
+// Render returns one file of a subject, from the cache or drawn now.
+func (r *Renderer) Render(ctx context.Context, s *Subject, f File) ([]byte, error) {
+	key := Path(s.Key, s.Digest, f)
+	if b, ok := r.cache.Get(key); ok {
+		return b, nil
+	}
+	ch := r.group.DoChan(key, func() (any, error) {
+		// Detached from the first caller: the others wait for the same
+		// drawing, which should not end because that caller left.
+		ctx := context.WithoutCancel(ctx)
+		r.slots <- struct{}{}
+		defer func() { <-r.slots }()
+		b, err := Draw(ctx, s, f)
+		if err == nil {
+			r.cache.Add(key, b, len(b))
+		}
+		return b, err
+	})
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		return res.Val.([]byte), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// CacheStats returns what the cache holds: files, bytes, and its byte bound.
+func (r *Renderer) CacheStats() (entries int, bytes, maxBytes int64) {
+	return r.cache.Len(), r.cache.Bytes(), r.cache.MaxBytes()
+}

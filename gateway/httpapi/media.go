@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
+	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/pkg/bytecache"
+	"github.com/exercisedb/exercisedb/pkg/exercisejson"
+)
+
+// MediaDeps are what the media files need: the signer of their URLs, the
+// cache of the files served, and the deadline of drawing one.
+type MediaDeps struct {
+	Signer  *medialink.Signer
+	Cache   *bytecache.Cache[string, *MediaFile]
+	Timeout time.Duration
+}
+
+// MediaFile is a media file as the gateway serves it.
+type MediaFile struct {
+	Body        []byte
+	ContentType string
+	ETag        string // strong, from the bytes
+}
+
+// NewMediaCache returns a cache of media files bounded in entries and
+// bytes.
+func NewMediaCache(maxEntries int, maxBytes int64) *bytecache.Cache[string, *MediaFile] {
+	return bytecache.New[string, *MediaFile](maxEntries, maxBytes)
+}
+
+// image returns the imageUrl of a record with media key key on product p:
+// its demonstration 360 pixels high, from the product's template if it
+// has one, else from its media set (signed under the gateway's /media by
+// default). The zero Image, no URL, for a record without media.
+func (a *api) image(p *plan.Product, key, digest string) exercisejson.Image {
+	if key == "" {
+		return exercisejson.Image{}
+	}
+	if prefix, suffix, ok := p.ImageTemplate(); ok {
+		return exercisejson.Image{Prefix: prefix, Key: key, Suffix: suffix}
+	}
+	if digest == "" { // a catalog that draws no media
+		return exercisejson.Image{}
+	}
+	prefix, suffix := a.Media.Signer.Parts(p.MediaBase, key, digest, p.MediaKind.File(plan.DefaultMaxMediaHeight))
+	return exercisejson.Image{Prefix: prefix, Key: key, Suffix: suffix}
+}
+
+// appendMedia writes a record's `,"media":{…}`: its muscle map, poster and
+// the product's demonstrations at each height the plan allows, smallest
+// first. Nothing for a record without media.
+func (a *api) appendMedia(b []byte, p *plan.Product, pl *plan.Plan, key, digest string) []byte {
+	if key == "" || digest == "" {
+		return b
+	}
+	url := func(b []byte, file string) []byte {
+		return exercisejson.AppendString(b, a.Media.Signer.URL(p.MediaBase, key, digest, file))
+	}
+	b = append(b, `,"media":{"muscleMap":`...)
+	b = url(b, medialink.MuscleMapFile)
+	b = append(b, `,"poster":`...)
+	b = url(b, medialink.PosterFile)
+	b = append(b, `,"renditions":[`...)
+	for i, h := range medialink.Heights {
+		if h > pl.MaxMediaHeight {
+			break
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"height":`...)
+		b = strconv.AppendInt(b, int64(h), 10)
+		b = append(b, `,"type":`...)
+		b = exercisejson.AppendString(b, p.MediaKind.ContentType())
+		b = append(b, `,"url":`...)
+		b = url(b, p.MediaKind.File(h))
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// mediaRoute is where the gateway serves media files.
+const mediaRoute = "/media/"
+
+// errForgedMedia answers a media URL the gateway did not issue.
+var errForgedMedia = apierror.New(http.StatusForbidden,
+	"This media URL was not issued by this gateway, or was altered; use the imageUrl and media URLs exactly as the API returns them.")
+
+// media serves a file under /media/<signature>/<key>/<digest>/<file>, to
+// anyone holding a URL the gateway issued: no key, since the URLs go into
+// <img> and <video> tags. The path names one content for ever, so the
+// answer is cached publicly for a year; ETag, If-None-Match, Range and
+// HEAD are http.ServeContent's.
+func (a *api) media(c *gin.Context) {
+	if c.Request.URL.RawQuery != "" {
+		a.fail(c, badRequest("Media URLs take no query parameters; use the URL exactly as the API returns it."))
+		return
+	}
+	signed := strings.TrimPrefix(c.Request.URL.Path, mediaRoute)
+	p, ok := a.Media.Signer.Check(signed)
+	if !ok {
+		a.fail(c, errForgedMedia)
+		return
+	}
+	key, digest, file, ok := medialink.Split(p)
+	if !ok {
+		a.fail(c, errForgedMedia)
+		return
+	}
+	f, ok := a.Media.Cache.Get(p)
+	if !ok {
+		v, err, _ := a.mediaFlight.Do(p, func() (any, error) {
+			// Detached from this request: others wait for the same file.
+			mf, err := a.Catalog.Media(context.WithoutCancel(c.Request.Context()), requestIDOf(c), key, digest, file, a.Media.Timeout)
+			if err != nil {
+				return nil, err
+			}
+			sum := sha256.Sum256(mf.Content)
+			f := &MediaFile{Body: mf.Content, ContentType: mf.ContentType, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`}
+			a.Media.Cache.Add(p, f, len(f.Body)+len(p)+len(f.ETag)+64)
+			return f, nil
+		})
+		if err != nil {
+			a.fail(c, err)
+			return
+		}
+		f = v.(*MediaFile)
+	}
+	h := c.Writer.Header()
+	h.Set("Content-Type", f.ContentType)
+	h.Set("ETag", f.ETag)
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if strings.HasSuffix(file, ".svg") {
+		// An SVG opened as a page must not run anything.
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	}
+	if a.preconditions(c, f.ETag) {
+		return
+	}
+	http.ServeContent(c.Writer, c.Request, path.Base(file), time.Time{}, bytes.NewReader(f.Body))
+}
