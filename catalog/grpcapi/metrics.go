@@ -7,6 +7,12 @@ var (
 		"Number of exercises in the catalogue being served.", nil, nil)
 	versionDesc = prometheus.NewDesc("exercisedb_catalog_catalogue_info",
 		"Always 1, labelled with the version of the catalogue being served.", []string{"version"}, nil)
+	mediaEntriesDesc = prometheus.NewDesc("exercisedb_catalog_media_cache_entries",
+		"Media files kept once drawn.", nil, nil)
+	mediaBytesDesc = prometheus.NewDesc("exercisedb_catalog_media_cache_bytes",
+		"Bytes of the media files kept once drawn, bounded by -media-cache-bytes.", nil, nil)
+	mediaMaxBytesDesc = prometheus.NewDesc("exercisedb_catalog_media_cache_max_bytes",
+		"The bound of exercisedb_catalog_media_cache_bytes, -media-cache-bytes.", nil, nil)
 )
 
 // catalogueCollector reports the catalogue currently served.
@@ -17,6 +23,9 @@ func newCatalogueCollector(svc *Service) prometheus.Collector { return catalogue
 func (c catalogueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- recordsDesc
 	ch <- versionDesc
+	ch <- mediaEntriesDesc
+	ch <- mediaBytesDesc
+	ch <- mediaMaxBytesDesc
 }
 
 func (c catalogueCollector) Collect(ch chan<- prometheus.Metric) {
@@ -26,4 +35,8 @@ func (c catalogueCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(recordsDesc, prometheus.GaugeValue, float64(cat.Len()))
 	ch <- prometheus.MustNewConstMetric(versionDesc, prometheus.GaugeValue, 1, cat.Version())
+	entries, bytes, maxBytes := c.svc.renderer().CacheStats()
+	ch <- prometheus.MustNewConstMetric(mediaEntriesDesc, prometheus.GaugeValue, float64(entries))
+	ch <- prometheus.MustNewConstMetric(mediaBytesDesc, prometheus.GaugeValue, float64(bytes))
+	ch <- prometheus.MustNewConstMetric(mediaMaxBytesDesc, prometheus.GaugeValue, float64(maxBytes))
 }

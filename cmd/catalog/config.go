@@ -29,6 +29,8 @@ type config struct {
 	Reflection                   bool   // whether gRPC server reflection is offered
 	Pprof                        bool   // the profiler on the admin listener
 	AdminTokenHash               string // protects /metrics and the profiler
+	// MediaCacheBytes bounds the media files kept after drawing them.
+	MediaCacheBytes int64
 }
 
 // errHelp is returned by parseConfig when it printed the help or the
@@ -39,6 +41,7 @@ var errHelp = errors.New("help printed")
 type flagValues struct {
 	cfg            config
 	level, timeout string // parsed after the flags
+	mediaCache     string
 	version        bool
 	envErr         error // a boolean variable that is not one
 }
@@ -77,6 +80,7 @@ func newFlagSet(getenv func(string) string) (*flag.FlagSet, *flagValues) {
 	fs.StringVar(&v.timeout, "shutdown-timeout", env("CATALOG_SHUTDOWN_TIMEOUT", "10s"), "how long calls in flight may run at shutdown (env CATALOG_SHUTDOWN_TIMEOUT)")
 	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CATALOG_PPROF", false), "serve the Go profiler at /debug/pprof/ on the admin listener (env CATALOG_PPROF)")
 	fs.StringVar(&cfg.AdminTokenHash, "admin-token-hash", env("CATALOG_ADMIN_TOKEN_HASH", ""), "`sha256:<hex>` of the bearer token that /metrics and /debug/pprof/ then require (env CATALOG_ADMIN_TOKEN_HASH)")
+	fs.StringVar(&v.mediaCache, "media-cache-bytes", env("CATALOG_MEDIA_CACHE_BYTES", "67108864"), "most `bytes` of media files kept once drawn (env CATALOG_MEDIA_CACHE_BYTES)")
 	fs.BoolVar(&v.version, "version", false, "print the version, commit and Go version, and exit")
 	return fs, v
 }
@@ -116,6 +120,9 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		return config{}, fmt.Errorf("-shutdown-timeout (CATALOG_SHUTDOWN_TIMEOUT) %q: want a positive duration such as 10s", timeout)
 	}
 	cfg.ShutdownTimeout = d
+	if cfg.MediaCacheBytes, err = strconv.ParseInt(v.mediaCache, 10, 64); err != nil || cfg.MediaCacheBytes < 1 {
+		return config{}, fmt.Errorf("-media-cache-bytes (CATALOG_MEDIA_CACHE_BYTES) %q: want a positive number of bytes", v.mediaCache)
+	}
 	switch {
 	case cfg.TLSCert != "" && cfg.TLSKey == "":
 		return config{}, errors.New("-tls-cert needs -tls-key")
@@ -147,5 +154,6 @@ func (c config) LogValue() slog.Value {
 		slog.String("shutdown_timeout", c.ShutdownTimeout.String()),
 		slog.String("tls_cert", c.TLSCert), slog.String("tls_key", c.TLSKey), slog.String("tls_client_ca", c.TLSClientCA),
 		slog.Bool("reflection", c.Reflection), slog.Bool("pprof", c.Pprof), slog.Bool("admin_token", c.AdminTokenHash != ""),
+		slog.Int64("media_cache_bytes", c.MediaCacheBytes),
 	)
 }

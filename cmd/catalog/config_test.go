@@ -20,15 +20,15 @@ func TestParseConfig(t *testing.T) {
 		want    config
 		wantErr string // in the error; "" for success
 	}{
-		{name: "defaults", want: config{Listen: "127.0.0.1:9090", Admin: "127.0.0.1:9092", LogFormat: "json", LogLevel: slog.LevelInfo, ShutdownTimeout: 10 * time.Second, Reflection: true}},
-		{name: "environment", env: env, want: config{Listen: "0.0.0.0:1", Admin: "127.0.0.1:9092", Data: "/env.json", LogFormat: "json", LogLevel: slog.LevelDebug, ShutdownTimeout: 10 * time.Second, Reflection: true}},
+		{name: "defaults", want: config{Listen: "127.0.0.1:9090", Admin: "127.0.0.1:9092", LogFormat: "json", LogLevel: slog.LevelInfo, ShutdownTimeout: 10 * time.Second, Reflection: true, MediaCacheBytes: 64 << 20}},
+		{name: "environment", env: env, want: config{Listen: "0.0.0.0:1", Admin: "127.0.0.1:9092", Data: "/env.json", LogFormat: "json", LogLevel: slog.LevelDebug, ShutdownTimeout: 10 * time.Second, Reflection: true, MediaCacheBytes: 64 << 20}},
 		{name: "flags win over the environment", env: env, args: []string{"-listen", ":2", "-data", "f.json", "-admin", ":3", "-shutdown-timeout", "1s"},
-			want: config{Listen: ":2", Admin: ":3", Data: "f.json", LogFormat: "json", LogLevel: slog.LevelDebug, ShutdownTimeout: time.Second, Reflection: true}},
+			want: config{Listen: ":2", Admin: ":3", Data: "f.json", LogFormat: "json", LogLevel: slog.LevelDebug, ShutdownTimeout: time.Second, Reflection: true, MediaCacheBytes: 64 << 20}},
 		{name: "mTLS from the environment", env: tlsEnv, want: config{Listen: "127.0.0.1:9090", Admin: "127.0.0.1:9092", LogFormat: "json", LogLevel: slog.LevelInfo, ShutdownTimeout: 10 * time.Second,
-			TLSCert: "s.crt", TLSKey: "s.key", TLSClientCA: "ca.crt"}},
+			TLSCert: "s.crt", TLSKey: "s.key", TLSClientCA: "ca.crt", MediaCacheBytes: 64 << 20}},
 		{name: "TLS and reflection flags win", env: tlsEnv, args: []string{"-tls-cert", "f.crt", "-tls-key", "f.key", "-tls-client-ca", "", "-reflection"},
 			want: config{Listen: "127.0.0.1:9090", Admin: "127.0.0.1:9092", LogFormat: "json", LogLevel: slog.LevelInfo, ShutdownTimeout: 10 * time.Second,
-				TLSCert: "f.crt", TLSKey: "f.key", Reflection: true}},
+				TLSCert: "f.crt", TLSKey: "f.key", Reflection: true, MediaCacheBytes: 64 << 20}},
 		{name: "cert without key", args: []string{"-tls-cert", "s.crt"}, wantErr: "-tls-cert needs -tls-key"},
 		{name: "key without cert", args: []string{"-tls-key", "s.key"}, wantErr: "-tls-key needs -tls-cert"},
 		{name: "client CA without a key pair", args: []string{"-tls-client-ca", "ca.crt"}, wantErr: "-tls-client-ca needs -tls-cert and -tls-key"},

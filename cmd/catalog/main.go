@@ -24,6 +24,7 @@ import (
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
+	"github.com/exercisedb/exercisedb/catalog/media"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/buildinfo"
 	"github.com/exercisedb/exercisedb/pkg/logging"
@@ -82,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if tlsFiles != nil {
 		reg.MustRegister(tlsFiles.Collector("grpc"))
 	}
-	svc := &grpcapi.Service{}
+	svc := &grpcapi.Service{Renderer: media.NewRenderer(grpcapi.DefaultMediaCacheEntries, cfg.MediaCacheBytes)}
 	grpcSrv, health := grpcapi.NewServer(svc, callLog, reg, grpcOpts...)
 	if cfg.Reflection {
 		reflection.Register(grpcSrv)
