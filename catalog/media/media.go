@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -143,6 +144,7 @@ func (s *Subject) Has(f File) bool { return f.Format != SVG || s.HasMap }
 // Library holds the subjects of one catalogue by media key.
 type Library struct {
 	byKey map[string]*Subject
+	keys  []string // sorted
 }
 
 // NewLibrary resolves the media of a catalogue's exercises and exercise
@@ -185,6 +187,10 @@ func (l *Library) add(s *Subject) {
 		h.Write([]byte{1})
 	}
 	s.Digest = hex.EncodeToString(h.Sum(nil)[:8])
+	if _, dup := l.byKey[s.Key]; !dup {
+		i, _ := slices.BinarySearch(l.keys, s.Key)
+		l.keys = slices.Insert(l.keys, i, s.Key)
+	}
 	l.byKey[s.Key] = s
 }
 
@@ -207,11 +213,11 @@ func (l *Library) Subject(key, digest string) (*Subject, bool) {
 	return s, true
 }
 
-// Subjects returns every subject, by media key.
+// Subjects returns every subject, in media key order.
 func (l *Library) Subjects() iter.Seq[*Subject] {
 	return func(yield func(*Subject) bool) {
-		for _, s := range l.byKey {
-			if !yield(s) {
+		for _, k := range l.keys {
+			if !yield(l.byKey[k]) {
 				return
 			}
 		}

@@ -3,6 +3,7 @@ package media
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"runtime"
 
@@ -24,16 +25,85 @@ func Draw(ctx context.Context, s *Subject, f File) ([]byte, error) {
 	if !s.Has(f) {
 		return nil, ErrFileName
 	}
-	switch f.Format {
-	case SVG:
+	if f.Format == SVG {
 		return musclemap.SVG(s.Target, s.Secondary), nil
+	}
+	return encodeFrames(ctx, s, f, s.Frames(f.Height))
+}
+
+// DrawSet renders several files of a subject, drawing the frames of each
+// height once for all the formats that need them and encoding its MP4s in
+// one ffmpeg process, and hands each file to emit as it is made. The bytes
+// are Draw's. It is what rendering a whole media set costs.
+func DrawSet(ctx context.Context, s *Subject, files []File, emit func(File, []byte) error) error {
+	byHeight := map[int][]File{}
+	var heights []int
+	for _, f := range files {
+		if !s.Has(f) {
+			continue
+		}
+		if f.Format == SVG {
+			if err := emit(f, musclemap.SVG(s.Target, s.Secondary)); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, seen := byHeight[f.Height]; !seen {
+			heights = append(heights, f.Height)
+		}
+		byHeight[f.Height] = append(byHeight[f.Height], f)
+	}
+	var (
+		videos     [][]*image.RGBA
+		videoFiles []File
+	)
+	for _, h := range heights {
+		frames := s.Frames(h)
+		for _, f := range byHeight[h] {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if f.Format == MP4 {
+				videos, videoFiles = append(videos, frames), append(videoFiles, f)
+				continue
+			}
+			b, err := encodeFrames(ctx, s, f, frames)
+			if err != nil {
+				return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
+			}
+			if err := emit(f, b); err != nil {
+				return err
+			}
+		}
+	}
+	if len(videos) == 0 {
+		return nil
+	}
+	out, err := encode.MP4s(ctx, videos, demo.FPS)
+	if errors.Is(err, encode.ErrNoFFmpeg) {
+		return ErrUnsupported
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, videoFiles[0]), err)
+	}
+	for i, f := range videoFiles {
+		if err := emit(f, out[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeFrames encodes a GIF, MP4 or PNG of f from frames drawn at its
+// height.
+func encodeFrames(ctx context.Context, s *Subject, f File, frames []*image.RGBA) ([]byte, error) {
+	switch f.Format {
 	case PNG:
-		frames := s.frames(f.Height)
 		return encode.PNG(frames[min(s.Demo.PosterFrame(), len(frames)-1)])
 	case GIF:
-		return encode.GIF(s.frames(f.Height), 100/demo.FPS)
+		return encode.GIF(frames, 100/demo.FPS)
 	case MP4:
-		b, err := encode.MP4(ctx, s.frames(f.Height), demo.FPS)
+		b, err := encode.MP4(ctx, frames, demo.FPS)
 		if errors.Is(err, encode.ErrNoFFmpeg) {
 			return nil, ErrUnsupported
 		}
@@ -42,10 +112,10 @@ func Draw(ctx context.Context, s *Subject, f File) ([]byte, error) {
 	return nil, ErrFileName
 }
 
-// frames draws the demonstration at height h. A record whose movement has
+// Frames draws the demonstration at height h, as the files show it. A record whose movement has
 // no faithful template yet shows a still pose with its muscle map beside
 // it, so that the picture still says what the exercise trains.
-func (s *Subject) frames(h int) []*image.RGBA {
+func (s *Subject) Frames(h int) []*image.RGBA {
 	frames := s.Demo.Frames(h)
 	if s.Demo.Faithful() || !s.HasMap {
 		return frames

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,56 +20,123 @@ var ErrNoFFmpeg = errors.New("encode: ffmpeg is not installed (needed for MP4)")
 // FFmpeg is the command that encodes MP4s; tests may point it elsewhere.
 var FFmpeg = "ffmpeg"
 
-// MP4 encodes frames as H.264 in an MP4 (yuv420p, the moov atom first so a
-// player starts before the whole file arrives), fps frames a second. The
-// frames' size must be even. x264 runs single-threaded and ffmpeg writes no
-// time or version metadata, so one ffmpeg build gives the same bytes for
-// the same frames.
+// MP4 encodes frames as H.264 in an MP4 (yuv420p, the index first so that
+// a player starts before the whole file arrives), fps frames a second.
+// The frames' size must be even. x264 runs single-threaded and ffmpeg
+// writes no time or version metadata, so one ffmpeg build gives the same
+// bytes for the same frames.
 func MP4(ctx context.Context, frames []*image.RGBA, fps int) ([]byte, error) {
+	out, err := MP4s(ctx, [][]*image.RGBA{frames}, fps)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// MP4s encodes several videos in one ffmpeg process, each exactly as MP4
+// would (every output has an encoder of its own): starting ffmpeg costs
+// about as much as encoding a small video, so a subject's heights are
+// encoded together.
+func MP4s(ctx context.Context, videos [][]*image.RGBA, fps int) ([][]byte, error) {
 	path, err := exec.LookPath(FFmpeg)
 	if err != nil {
 		return nil, ErrNoFFmpeg
 	}
-	if len(frames) == 0 {
-		return nil, errors.New("encode: no frames")
-	}
-	b := frames[0].Bounds()
-	if b.Dx()%2 != 0 || b.Dy()%2 != 0 {
-		return nil, fmt.Errorf("encode: %dx%d: MP4 frames need an even size", b.Dx(), b.Dy())
-	}
 	// faststart rewrites the file to move the index to the front, which
-	// needs a seekable output: a temporary file, not a pipe.
+	// needs a seekable output: temporary files, not pipes.
 	dir, err := os.MkdirTemp("", "exercisedb-mp4-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	out := filepath.Join(dir, "out.mp4")
-	var in bytes.Buffer
-	in.Grow(len(frames) * len(frames[0].Pix))
-	for _, f := range frames {
-		in.Write(f.Pix)
-	}
-	// A still is shown for one second, long enough for any player.
-	if len(frames) == 1 {
-		for range fps - 1 {
-			in.Write(frames[0].Pix)
+	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin"}
+	var (
+		inputs  []*os.File // the read ends, passed to ffmpeg as fd 3, 4, …
+		writers []*os.File
+	)
+	defer func() {
+		for _, f := range append(inputs, writers...) {
+			f.Close()
 		}
+	}()
+	for i, frames := range videos {
+		if len(frames) == 0 {
+			return nil, errors.New("encode: no frames")
+		}
+		b := frames[0].Bounds()
+		if b.Dx()%2 != 0 || b.Dy()%2 != 0 {
+			return nil, fmt.Errorf("encode: %dx%d: MP4 frames need an even size", b.Dx(), b.Dy())
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		inputs, writers = append(inputs, r), append(writers, w)
+		args = append(args, "-f", "rawvideo", "-pix_fmt", "rgba", "-s", fmt.Sprintf("%dx%d", b.Dx(), b.Dy()),
+			"-r", strconv.Itoa(fps), "-i", "pipe:"+strconv.Itoa(3+i))
 	}
-	cmd := exec.CommandContext(ctx, path,
-		"-hide_banner", "-loglevel", "error", "-nostdin",
-		"-f", "rawvideo", "-pix_fmt", "rgba", "-s", fmt.Sprintf("%dx%d", b.Dx(), b.Dy()),
-		"-r", strconv.Itoa(fps), "-i", "-",
-		"-c:v", "libx264", "-preset", "slow", "-crf", "30", "-tune", "animation",
-		"-pix_fmt", "yuv420p", "-threads", "1", "-x264-params", "threads=1",
-		"-movflags", "+faststart", "-map_metadata", "-1",
-		"-fflags", "+bitexact", "-flags:v", "+bitexact",
-		"-an", "-y", out)
-	cmd.Stdin = &in
+	for i := range videos {
+		args = append(args, "-map", strconv.Itoa(i)+":v",
+			"-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-tune", "animation",
+			"-pix_fmt", "yuv420p", "-threads", "1", "-x264-params", "threads=1",
+			"-movflags", "+faststart", "-map_metadata", "-1",
+			"-fflags", "+bitexact", "-flags:v", "+bitexact", "-an",
+			filepath.Join(dir, strconv.Itoa(i)+".mp4"))
+	}
+	cmd := exec.CommandContext(ctx, path, append(args, "-y")...)
+	cmd.ExtraFiles = inputs
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	for _, r := range inputs {
+		r.Close() // ffmpeg holds them now
+	}
+	inputs = nil
+	// ffmpeg reads its inputs in turn, a frame at a time: feed each from
+	// its own goroutine, or the first full pipe would stall the others.
+	errs := make(chan error, len(videos))
+	for i, frames := range videos {
+		w := writers[i]
+		go func() {
+			errs <- writeFrames(w, frames, fps)
+		}()
+	}
+	var writeErr error
+	for range videos {
+		if err := <-errs; err != nil && writeErr == nil {
+			writeErr = err
+		}
+	}
+	writers = nil
+	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("encode: ffmpeg: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	return os.ReadFile(out)
+	if writeErr != nil {
+		return nil, fmt.Errorf("encode: writing frames to ffmpeg: %w", writeErr)
+	}
+	out := make([][]byte, len(videos))
+	for i := range videos {
+		if out[i], err = os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".mp4")); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// writeFrames writes the raw frames to w and closes it. A still is shown
+// for one second, long enough for any player.
+func writeFrames(w io.WriteCloser, frames []*image.RGBA, fps int) error {
+	defer w.Close()
+	n := len(frames)
+	if n == 1 {
+		n = fps
+	}
+	for i := range n {
+		if _, err := w.Write(frames[min(i, len(frames)-1)].Pix); err != nil {
+			return err
+		}
+	}
+	return nil
 }
