@@ -176,7 +176,7 @@ func (l *Library) add(s *Subject) {
 	// Every input of every file, each field ended so that no two
 	// different subjects write the same stream.
 	for _, part := range [][]string{
-		{Version, demo.Version, musclemap.Version},
+		{Version, demo.Version, demo.DataDigest(), musclemap.Version, musclemap.DataDigest()},
 		{s.Key, s.Demo.Fingerprint(), strconv.FormatBool(s.HasMap)},
 		s.Target, s.Secondary,
 	} {

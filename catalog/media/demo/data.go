@@ -2,7 +2,9 @@ package demo
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -60,6 +63,9 @@ type modifiers struct {
 	Props     map[string]place   `yaml:"props"`
 	Faithful  *bool              `yaml:"faithful"`
 	Drop      []string           `yaml:"drop"` // equipment not drawn
+	// Still is the pose of the still figure drawn when no faithful
+	// template applies (default: the pattern's).
+	Still string `yaml:"still"`
 }
 
 type when struct {
@@ -221,6 +227,9 @@ func (l *library) check() error {
 		if _, err := unsetPose().overlay(m.Add); err != nil {
 			errs = append(errs, fmt.Errorf("%s: add: %w", where, err))
 		}
+		if m.Still != "" && l.poses[m.Still] == nil {
+			errs = append(errs, fmt.Errorf("%s: unknown still pose %q", where, m.Still))
+		}
 		if m.Single != "" && m.Single != "arm" {
 			errs = append(errs, fmt.Errorf("%s: single %q (want arm)", where, m.Single))
 		}
@@ -375,3 +384,27 @@ func (l *library) usedTemplates() []string {
 	sort.Strings(out)
 	return out
 }
+
+// DataDigest is a hash of the embedded data: poses, templates and the
+// families' mapping. It enters the names of media files beside Version, so
+// that an edit of the data renames every file it may change even where
+// Version was not bumped.
+var DataDigest = sync.OnceValue(func() string {
+	h := sha256.New()
+	err := fs.WalkDir(dataFS, "data", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := dataFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		panic(err) // embedded at build time: cannot fail
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+})

@@ -140,6 +140,7 @@ func For(in Input) Demo {
 		}
 	}
 	faithful := true
+	still := ""
 	d := Demo{add: map[string]float64{}, props: map[string]place{}}
 	drop := map[string]bool{}
 	for _, m := range mods {
@@ -148,6 +149,9 @@ func For(in Input) Demo {
 		}
 		if m.Faithful != nil {
 			faithful = *m.Faithful
+		}
+		if m.Still != "" {
+			still = m.Still
 		}
 		for k, v := range m.Add {
 			d.add[k] += v
@@ -172,6 +176,9 @@ func For(in Input) Demo {
 		d.faithful = true
 	} else {
 		d.still = pat.Still
+		if still != "" {
+			d.still = still
+		}
 		if d.still == "" {
 			d.still = "stand"
 		}
@@ -314,7 +321,8 @@ func (d Demo) keys() ([]pose, []float64) {
 	}
 	out := make([]pose, len(d.tmpl.keys))
 	for i, k := range d.tmpl.keys {
-		for n, v := range d.add {
+		for _, n := range sortedKeys(d.add) { // near fields before far ones
+			v := d.add[n]
 			j := fieldIndex[n]
 			if !math.IsNaN(k[j]) {
 				k[j] += v

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
@@ -67,6 +68,11 @@ func TestDataValid(t *testing.T) {
 			t.Errorf("families/%s: family %q is not in the catalogue", l.families[n].file, n)
 		}
 	}
+	for f := range fams {
+		if l.families[f] == nil {
+			t.Errorf("family %q is not listed in any families/*.yaml (list it, as {} if it has no template yet)", f)
+		}
+	}
 	for p := range pats {
 		if _, ok := l.patterns[p]; !ok {
 			t.Errorf("patterns.yaml: pattern %q missing", p)
@@ -85,6 +91,32 @@ func TestDataValid(t *testing.T) {
 	for _, ty := range exercise.Names(f.Vocabularies.ExerciseTypes) {
 		if _, ok := l.icons[ty]; !ok {
 			t.Errorf("icons.yaml: exercise type %q has no icon", ty)
+		}
+	}
+}
+
+// TestFamilyFilesMirrorSources checks that each families/<area>.yaml maps
+// the families of catalog/dataset/source/families/<area>.yaml.
+func TestFamilyFilesMirrorSources(t *testing.T) {
+	src := map[string]string{}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "dataset", "source", "families", "*.yaml"))
+	if len(files) == 0 {
+		t.Skip("catalogue sources not found")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if name, ok := strings.CutPrefix(line, "- family: "); ok {
+				src[strings.TrimSpace(name)] = filepath.Base(f)
+			}
+		}
+	}
+	for n, f := range theLibrary().families {
+		if src[n] != f.file {
+			t.Errorf("family %q is in families/%s, its source is in %s", n, f.file, src[n])
 		}
 	}
 }
@@ -230,12 +262,12 @@ func TestCoverage(t *testing.T) {
 	}
 	var gaps []string
 	for f, v := range fam {
-		if v.all-v.ok >= 5 {
+		if v.all-v.ok >= 3 {
 			gaps = append(gaps, fmt.Sprintf("%3d %s", v.all-v.ok, f))
 		}
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(gaps)))
-	t.Logf("families with 5+ records not faithful:\n%s", strings.Join(gaps, "\n"))
+	t.Logf("families with 3+ records not faithful:\n%s", strings.Join(gaps, "\n"))
 }
 
 // TestReviewCatalogue writes contact sheets of the catalogue's posters:
@@ -280,11 +312,17 @@ func (b byName) Swap(i, j int) {
 	b.n[i], b.n[j] = b.n[j], b.n[i]
 }
 
+// benchRecord renders one record's loop; cpu-ms/op is the process CPU time
+// per loop, which a busy shared host does not inflate as it does ns/op.
 func benchRecord(b *testing.B, h int) {
 	d := For(inputOf(record(b, "barbell bench press")))
 	b.ResetTimer()
+	c0, ok := processCPU()
 	for range b.N {
 		d.Frames(h)
+	}
+	if c1, _ := processCPU(); ok {
+		b.ReportMetric(float64(c1-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	}
 }
 

@@ -141,7 +141,9 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(x+2, 2, x+7, 20, paint.Iron)
 			s.circle(st.pulley, 2.6, paint.Iron)
 		case "resistance band":
-			st.band = anchor(b, d.place("band", place{At: "feet"}))
+			// a band replaces a cable where the template has one
+			def := d.place("cable", place{At: "feet"})
+			st.band = anchor(b, d.place("band", def))
 		case "pull-up bar":
 			p := d.place("bar", place{At: "wrist", Y: 1})
 			a := anchor(b, p)
@@ -157,6 +159,7 @@ func (d Demo) staticProps(b *body) statics {
 		case "gymnastic rings", "suspension trainer":
 			p := d.place("rings", place{At: "wrist", Y: 30})
 			st.strap = anchor(b, p)
+			st.strap.Y = math.Max(st.strap.Y, b.head.Y+headR+22)
 			s.rect(st.strap.X-6, st.strap.Y, st.strap.X+6, st.strap.Y+2.5, paint.Frame)
 		case "climbing rope":
 			p := d.place("rope", place{At: "wrist"})
@@ -241,6 +244,9 @@ func sign(x float64) float64 {
 	return 1
 }
 
+// behind lists the held loads drawn behind the figure.
+var behind = map[string]bool{"barbell": true, "smith machine": true, "ez barbell": true, "trap bar": true}
+
 // held draws what one hand holds; fwd is the forearm's direction.
 func held(s *scene, e string, hand vec, fwd vec, near bool) {
 	switch e {
@@ -302,17 +308,36 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	var s scene
 	forearm := func(l limb) vec { return dir(l.a2) }
 	far := func() {
+		// straps and bar plates hang behind the figure so the tinted
+		// muscles stay visible
+		for _, e := range d.equip {
+			switch e {
+			case "gymnastic rings":
+				s.capsule(st.strap, b.arm.tip.add(vec{0, 3}), 1.2, paint.Frame)
+			case "suspension trainer":
+				s.capsule(st.strap, b.arm.tip.add(vec{0, 2}), 1.4, paint.Iron)
+			}
+		}
+		for _, e := range d.equip {
+			if behind[e] {
+				held(&s, e, b.arm.tip, forearm(b.arm), true)
+			}
+		}
 		if d.single {
 			return
 		}
 		o := vec{farOffsetX, farOffsetY}
 		for _, e := range d.equip {
-			held(&s, e, b.arm2.tip.add(o), forearm(b.arm2), false)
+			if !behind[e] {
+				held(&s, e, b.arm2.tip.add(o), forearm(b.arm2), false)
+			}
 		}
 	}
 	figure(&s, b, d.tint, far)
 	for _, e := range d.equip {
-		held(&s, e, b.arm.tip, forearm(b.arm), true)
+		if !behind[e] {
+			held(&s, e, b.arm.tip, forearm(b.arm), true)
+		}
 	}
 	nearArm(&s, b, d.tint)
 	hand := b.arm.tip
@@ -325,10 +350,8 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		case "resistance band":
 			s.capsule(st.band, hand, 1.5, paint.Accent)
 		case "gymnastic rings":
-			s.capsule(st.strap, hand.add(vec{0, 3}), 1.2, paint.Frame)
 			s.ring(hand, 3.6, 2.2, paint.Iron)
 		case "suspension trainer":
-			s.capsule(st.strap, hand.add(vec{0, 2}), 1.4, paint.Iron)
 			s.capsule(hand.add(vec{-2.5, 0}), hand.add(vec{2.5, 0}), 2, paint.Accent)
 		case "landmine":
 			end := hand.add(hand.sub(st.pivot).mul(6 / math.Max(1, hand.sub(st.pivot).lenv())))

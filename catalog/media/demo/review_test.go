@@ -37,7 +37,7 @@ func TestReviewTemplates(t *testing.T) {
 		"hip-thrust": {"barbell", "bench"}, "jump-rope": {"jump rope"}, "rowing-machine": {"rowing machine"}, "bike": {"stationary bike"},
 		"ski-erg": {"ski erg"}, "battle-ropes": {"battle ropes"}, "stair-climb": {"stair climber"}, "box-jump": {"plyo box"}, "clean": {"barbell"},
 		"snatch": {"barbell"}, "jerk": {"barbell"}, "high-pull": {"barbell"}, "clean-and-press": {"barbell"}, "thruster": {"barbell"},
-		"carry": {"kettlebell"}, "foam-roll-back": {"foam roller"}, "foam-roll-quad": {"foam roller"}, "foam-roll-calf": {"foam roller"},
+		"carry": {"kettlebell"}, "snatch-balance": {"barbell"}, "bike-standing": {"stationary bike"}, "toes-to-bar": {"pull-up bar"}, "chair-leg-raise": {"dip station"}, "hanging-l-sit": {"pull-up bar"}, "kneeling-hip-thrust": {"resistance band"}, "muscle-up": {"gymnastic rings"}, "incline-fly": {"dumbbell", "bench"}, "jumping-lunge": nil, "pec-deck": {"leverage machine"}, "reverse-pec-deck": {"leverage machine"}, "supine-leg-stretch": {"resistance band"}, "cable-crunch": {"cable"}, "standing-kickback": {"cable"}, "foam-roll-back": {"foam roller"}, "foam-roll-quad": {"foam roller"}, "foam-roll-calf": {"foam roller"},
 		"foam-roll-hamstring": {"foam roller"}, "depth-jump": {"plyo box"}, "depth-drop": {"plyo box"}, "carry-front": {"kettlebell"},
 		"carry-back": {"barbell"}, "half-kneeling-press": {"dumbbell"}, "dead-hang": {"pull-up bar"}, "flexed-hang": {"pull-up bar"},
 		"front-lever": {"pull-up bar"}, "tuck-planche": {"parallettes"}, "ring-support": {"gymnastic rings"}, "landmine-press": {"landmine", "barbell"},
@@ -85,11 +85,41 @@ func TestReviewIcons(t *testing.T) {
 	f, _ := os.Create(*review + "/icons.png")
 	png.Encode(f, ContactSheet(ds, nil, 8, 140))
 	f.Close()
-	for _, n := range []string{"barbell bench press", "lat pulldown"} {
+	var at180 []Demo
+	for _, n := range []string{"barbell back squat", "push-up", "barbell deadlift", "pull-up", "dumbbell lateral raise", "triceps pushdown", "crunch", "kettlebell swing"} {
+		at180 = append(at180, For(inputOf(record(t, n))))
+	}
+	f, _ = os.Create(*review + "/at180.png")
+	png.Encode(f, ContactSheet(at180, nil, 4, 182))
+	f.Close()
+	for _, n := range []string{"barbell bench press", "lat pulldown", "ring support hold", "smith machine box squat"} {
 		d := For(inputOf(record(t, n)))
 		fr := d.Frames(360)
 		f, _ := os.Create(*review + "/large-" + strings.ReplaceAll(n, " ", "-") + ".png")
 		png.Encode(f, fr[d.PosterFrame()])
 		f.Close()
 	}
+}
+
+// TestReviewStills writes the still poses of records without a faithful template.
+func TestReviewStills(t *testing.T) {
+	if *review == "" {
+		t.Skip("no -review directory")
+	}
+	seen := map[string]bool{}
+	var ds []Demo
+	for _, x := range catalogue(t).Exercises {
+		d := For(inputOf(x))
+		if d.Faithful() || seen[d.Fingerprint()] || seen[x.Pattern+strings.Join(x.Equipments, ",")] {
+			continue
+		}
+		seen[d.Fingerprint()], seen[x.Pattern+strings.Join(x.Equipments, ",")] = true, true
+		ds = append(ds, d)
+	}
+	if len(ds) > 64 {
+		ds = ds[:64]
+	}
+	f, _ := os.Create(*review + "/stills.png")
+	png.Encode(f, ContactSheet(ds, nil, 8, 120))
+	f.Close()
 }

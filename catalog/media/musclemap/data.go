@@ -2,11 +2,14 @@ package musclemap
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed" // for regions.yaml
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -121,3 +124,10 @@ func load(data []byte) (*artwork, error) {
 	}
 	return a, nil
 }
+
+// DataDigest is a hash of regions.yaml: it enters the names of media files
+// beside Version, so that an edit of the artwork renames them.
+var DataDigest = sync.OnceValue(func() string {
+	sum := sha256.Sum256(regionsYAML)
+	return hex.EncodeToString(sum[:8])
+})
