@@ -20,7 +20,8 @@ import (
 func noEnv(string) string { return "" }
 
 // TestCompose parses docker-compose.yml and checks the shape the docs
-// promise: Redis, two catalogs, two gateways on Redis, health checks.
+// promise: Redis, two catalogs, two gateways on Redis, health checks, and
+// the media set published once into SeaweedFS.
 func TestCompose(t *testing.T) {
 	data, err := os.ReadFile("../docker-compose.yml")
 	if err != nil {
@@ -29,10 +30,12 @@ func TestCompose(t *testing.T) {
 	var compose struct {
 		Services map[string]struct {
 			Build struct {
-				Args map[string]string `yaml:"args"`
+				Target string            `yaml:"target"`
+				Args   map[string]string `yaml:"args"`
 			} `yaml:"build"`
-			Image  string `yaml:"image"`
-			Deploy struct {
+			Restart string `yaml:"restart"`
+			Image   string `yaml:"image"`
+			Deploy  struct {
 				Replicas int `yaml:"replicas"`
 			} `yaml:"deploy"`
 			Healthcheck struct {
@@ -49,13 +52,18 @@ func TestCompose(t *testing.T) {
 	var names []string
 	for name, s := range compose.Services {
 		names = append(names, name)
-		if len(s.Healthcheck.Test) == 0 {
+		if len(s.Healthcheck.Test) == 0 && s.Restart != "no" { // a one-shot has none
 			t.Errorf("service %s has no health check", name)
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"catalog", "gateway", "redis"}) {
+	if !slices.Equal(names, []string{"catalog", "gateway", "media-publish", "redis", "seaweedfs"}) {
 		t.Fatalf("services = %v", names)
+	}
+	if s := compose.Services["media-publish"]; s.Build.Target != "mediagen" || s.Build.Args["CMD"] != "mediagen" ||
+		s.DependsOn["seaweedfs"].Condition != "service_healthy" {
+		t.Errorf("media-publish: target %q, cmd/%s, seaweedfs %q; want mediagen, after a healthy seaweedfs",
+			s.Build.Target, s.Build.Args["CMD"], s.DependsOn["seaweedfs"].Condition)
 	}
 	for _, name := range []string{"catalog", "gateway"} {
 		s := compose.Services[name]

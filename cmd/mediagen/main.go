@@ -1,6 +1,7 @@
 // Command mediagen makes the catalogue's media outside the services: it
-// renders the whole media set into a directory (render) and draws a
-// contact sheet of records for a person to review (sheet).
+// renders the whole media set into a directory (render), uploads it to an
+// S3-compatible object store (publish), and draws a contact sheet of
+// records for a person to review (sheet).
 package main
 
 import (
@@ -35,6 +36,7 @@ const usage = `Usage: mediagen <command> [flags]
 Commands:
   render   render every media file of the catalogue into a directory
   sheet    draw a contact sheet (PNG) of records' demonstrations and muscle maps
+  publish  upload a rendered directory to an S3-compatible object store
 
 mediagen <command> -h lists the command's flags.
 `
@@ -49,6 +51,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return render(ctx, args[1:], stdout)
 	case "sheet":
 		return sheet(args[1:], stdout)
+	case "publish":
+		return publishCmd(ctx, args[1:], getenv, stdout)
 	}
 	return fmt.Errorf("unknown command %q (mediagen -h lists them)", args[0])
 }
