@@ -228,12 +228,7 @@ func TestMediaForgedURLsRefused(t *testing.T) {
 // It needs Debian's ffmpeg; CI sets EXERCISEDB_FFMPEG_TESTS so that a
 // missing ffmpeg fails rather than skips.
 func TestMediaVideo(t *testing.T) {
-	if _, err := exec.LookPath("ffprobe"); err != nil {
-		if os.Getenv("EXERCISEDB_FFMPEG_TESTS") != "" {
-			t.Fatal("ffprobe is not installed (apt-get install ffmpeg)")
-		}
-		t.Skip("ffprobe is not installed; EXERCISEDB_FFMPEG_TESTS=1 makes this a failure")
-	}
+	needFFmpegForVideo(t) // ffprobe comes with it
 	s := start(t, options{media: true})
 	x := list(t, s, request{path: "/api/v1/exercises?limit=1&include=media", keyID: "key_mega"})[0]
 	// The video product points at a CDN; its files are also the gateway's.
