@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,7 +42,8 @@ func TestREADMEExamples(t *testing.T) {
 			t.Errorf("README.md:%d: %s: %v\n%s", ex.Line, ex.Command, err, out)
 			continue
 		}
-		got := strings.ReplaceAll(string(out), "\r\n", "\n")
+		// Media URLs name the gateway as clients reach it: here its port.
+		got := strings.ReplaceAll(strings.ReplaceAll(string(out), "\r\n", "\n"), g.http, "127.0.0.1:8080")
 		if !docexample.Match(ex.Output, got) {
 			t.Errorf("README.md:%d: %s\nprints:\n%s\nREADME shows:\n%s", ex.Line, ex.Command, got, strings.Join(ex.Output, "\n"))
 		}
@@ -49,17 +51,25 @@ func TestREADMEExamples(t *testing.T) {
 }
 
 // devConfig copies dev/gateway.yaml into a temporary directory, moving its
-// listeners to free ports, its catalog to catalogAddr and its log to JSON.
-// docs_url is kept, so error bodies read as in the README.
+// listeners to free ports (the public one named in media.public_url too,
+// so that its media URLs resolve), its catalog to catalogAddr and its log
+// to JSON. docs_url is kept, so error bodies read as in the README.
 func devConfig(t *testing.T, catalogAddr string) string {
 	t.Helper()
 	data, err := os.ReadFile("../../dev/gateway.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := ln.Addr().String()
+	ln.Close() // free again for the gateway, which binds it at once
 	s := string(data)
 	for _, r := range [][2]string{
-		{"\nlisten: 127.0.0.1:8080", "\nlisten: 127.0.0.1:0"},
+		{"\nlisten: 127.0.0.1:8080", "\nlisten: " + public},
+		{"  public_url: http://127.0.0.1:8080", "  public_url: http://" + public},
 		{"\nadmin_listen: 127.0.0.1:9091", "\nadmin_listen: 127.0.0.1:0"},
 		{"  target: 127.0.0.1:9090", "  target: " + catalogAddr},
 		{"  format: text", "  format: json"},
