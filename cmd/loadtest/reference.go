@@ -60,14 +60,14 @@ func referenceHandler(body []byte) http.Handler {
 }
 
 // startReference writes body to dir and runs this binary in its
-// -serve-reference mode on the given cores, returning the server and its
-// base URL once it answers with body.
-func startReference(ctx context.Context, dir, cpus string, body []byte) (*server, string, error) {
+// -serve-reference mode on the given cores, as the server name, returning
+// the server and its base URL once it answers with body.
+func startReference(ctx context.Context, dir, name, cpus string, body []byte) (*server, string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, "", err
 	}
-	bodyPath := filepath.Join(dir, "reference-page.json")
+	bodyPath := filepath.Join(dir, name+".body")
 	if err := os.WriteFile(bodyPath, body, 0o644); err != nil {
 		return nil, "", err
 	}
@@ -77,7 +77,7 @@ func startReference(ctx context.Context, dir, cpus string, body []byte) (*server
 		if err != nil {
 			return nil, "", err
 		}
-		srv, err := startServer("reference", filepath.Join(dir, "reference.log"), cpus, self,
+		srv, err := startServer(name, filepath.Join(dir, name+".log"), cpus, self,
 			"-serve-reference", addrs[0], "-reference-body", bodyPath)
 		if err != nil {
 			return nil, "", err

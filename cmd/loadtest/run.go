@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -164,12 +165,15 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 		}
 	}
 
-	var ref *server // the reference server once it runs
+	var ref, refMedia *server // the reference servers once they run
 	m := &measurer{o: o, progress: progress, wrk: wrk, dir: dir, servers: func() []*server {
-		if ref != nil {
-			return []*server{sys.catalog, sys.gateway, ref}
+		out := []*server{sys.catalog, sys.gateway}
+		for _, r := range []*server{ref, refMedia} {
+			if r != nil {
+				out = append(out, r)
+			}
 		}
-		return []*server{sys.catalog, sys.gateway}
+		return out
 	}}
 	if o.pin {
 		m.serverCores, _ = parseCPUList(rep.ServerCPUs)
@@ -188,7 +192,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	// 1. The reference, alone on the servers' core (the system idles).
 	// It stays up, idle, for scenario 6.
 	progress("starting the reference server")
-	ref, refURL, err := startReference(ctx, dir, serverCPUs, page)
+	ref, refURL, err := startReference(ctx, dir, "reference", serverCPUs, page)
 	if err != nil {
 		return fmt.Errorf("reference server: %w", err)
 	}
@@ -219,6 +223,32 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 		return err
 	}
 	rep.Scenarios = append(rep.Scenarios, res)
+
+	// 2c. A media file, cached: the 360 pixel GIF of the first exercise
+	// (fetched once first, so drawn and cached), against gin serving the
+	// same bytes.
+	gif, gifURL, err := mediaFile(ctx, sys.gatewayURL, megaHeaders[0])
+	if err != nil {
+		return fmt.Errorf("media: %w", err)
+	}
+	rep.MediaBytes = len(gif)
+	refMedia, refMediaURL, err := startReference(ctx, dir, "reference-media", serverCPUs, gif)
+	if err != nil {
+		return fmt.Errorf("media reference server: %w", err)
+	}
+	defer refMedia.stop(10 * time.Second)
+	res, err = m.scenario(ctx, scenarioMediaReference, "reference: gin, the same GIF's bytes", load{requests: []request{{URL: refMediaURL + "/media.gif"}}}, []watch{{name: "reference-media", srv: refMedia}})
+	if err != nil {
+		return err
+	}
+	rep.Scenarios = append(rep.Scenarios, res)
+	res, err = m.scenario(ctx, scenarioMedia, "gateway: a 360 px GIF from /media (cached)", load{requests: []request{{URL: gifURL}}}, gatewayWatch)
+	if err != nil {
+		return err
+	}
+	rep.Scenarios = append(rep.Scenarios, res)
+	refMedia.stop(10 * time.Second)
+	refMedia = nil
 
 	// 3. The realistic mix.
 	res, err = m.scenario(ctx, scenarioMix, "gateway: realistic mix", load{requests: mix, tail: tail}, gatewayWatch)
@@ -383,4 +413,41 @@ func onlineCPUs() int {
 		}
 	}
 	return runtime.NumCPU()
+}
+
+// mediaFile finds the 360 pixel GIF of the first exercise of the gateway
+// at base (its media, asked for with key), fetches it once, so that it is
+// drawn and cached, and returns its bytes and URL.
+func mediaFile(ctx context.Context, base string, key http.Header) ([]byte, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+pathExercises+"?limit=1&include=media", nil)
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header = key.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Data []struct {
+			Media struct {
+				Renditions []struct {
+					Height int
+					Type   string
+					URL    string
+				}
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || resp.StatusCode != http.StatusOK || len(page.Data) == 0 {
+		return nil, "", fmt.Errorf("listing with include=media: %s, %v", resp.Status, err)
+	}
+	for _, r := range page.Data[0].Media.Renditions {
+		if r.Height == 360 && r.Type == "image/gif" {
+			gif, err := fetch(ctx, r.URL)
+			return []byte(gif), r.URL, err
+		}
+	}
+	return nil, "", fmt.Errorf("the first exercise has no 360 pixel GIF in %+v", page.Data[0].Media)
 }
