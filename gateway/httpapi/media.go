@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +32,8 @@ type MediaFile struct {
 	Body        []byte
 	ContentType string
 	ETag        string // strong, from the bytes
+	svg         bool
+	length      []string // Content-Length
 }
 
 // NewMediaCache returns a cache of media files bounded in entries and
@@ -110,27 +111,31 @@ func (a *api) media(c *gin.Context) {
 		return
 	}
 	signed := strings.TrimPrefix(c.Request.URL.Path, mediaRoute)
-	p, ok := a.Media.Signer.Check(signed)
+	// The cache is keyed by the signed path: a file is only cached under
+	// a signature that was checked, and each path has one signature, so
+	// a hit needs no check.
+	f, ok := a.Media.Cache.Get(signed)
 	if !ok {
-		a.fail(c, errForgedMedia)
-		return
-	}
-	key, digest, file, ok := medialink.Split(p)
-	if !ok {
-		a.fail(c, errForgedMedia)
-		return
-	}
-	f, ok := a.Media.Cache.Get(p)
-	if !ok {
-		v, err, _ := a.mediaFlight.Do(p, func() (any, error) {
+		p, ok := a.Media.Signer.Check(signed)
+		if !ok {
+			a.fail(c, errForgedMedia)
+			return
+		}
+		key, digest, file, ok := medialink.Split(p)
+		if !ok {
+			a.fail(c, errForgedMedia)
+			return
+		}
+		v, err, _ := a.mediaFlight.Do(signed, func() (any, error) {
 			// Detached from this request: others wait for the same file.
 			mf, err := a.Catalog.Media(context.WithoutCancel(c.Request.Context()), requestIDOf(c), key, digest, file, a.Media.Timeout)
 			if err != nil {
 				return nil, err
 			}
 			sum := sha256.Sum256(mf.Content)
-			f := &MediaFile{Body: mf.Content, ContentType: mf.ContentType, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`}
-			a.Media.Cache.Add(p, f, len(f.Body)+len(p)+len(f.ETag)+64)
+			f := &MediaFile{Body: mf.Content, ContentType: mf.ContentType, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`,
+				svg: strings.HasSuffix(file, ".svg"), length: []string{strconv.Itoa(len(mf.Content))}}
+			a.Media.Cache.Add(signed, f, len(f.Body)+len(signed)+len(f.ETag)+64)
 			return f, nil
 		})
 		if err != nil {
@@ -140,16 +145,37 @@ func (a *api) media(c *gin.Context) {
 		f = v.(*MediaFile)
 	}
 	h := c.Writer.Header()
-	h.Set("Content-Type", f.ContentType)
-	h.Set("ETag", f.ETag)
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if strings.HasSuffix(file, ".svg") {
+	h["Content-Type"] = []string{f.ContentType}
+	h["Etag"] = []string{f.ETag}
+	h["Cache-Control"] = immutable
+	h["X-Content-Type-Options"] = nosniff
+	h["Accept-Ranges"] = acceptBytes
+	if f.svg {
 		// An SVG opened as a page must not run anything.
-		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+		h["Content-Security-Policy"] = svgPolicy
 	}
 	if a.preconditions(c, f.ETag) {
 		return
 	}
-	http.ServeContent(c.Writer, c.Request, path.Base(file), time.Time{}, bytes.NewReader(f.Body))
+	if c.GetHeader("Range") != "" {
+		// Video players ask for ranges; ServeContent answers them (and
+		// If-Range) by the book.
+		http.ServeContent(c.Writer, c.Request, "", time.Time{}, bytes.NewReader(f.Body))
+		return
+	}
+	h["Content-Length"] = f.length
+	c.Status(http.StatusOK)
+	if c.Request.Method == http.MethodHead {
+		c.Writer.WriteHeaderNow()
+		return
+	}
+	_, _ = c.Writer.Write(f.Body)
 }
+
+// Header values every media answer shares.
+var (
+	immutable   = []string{"public, max-age=31536000, immutable"}
+	nosniff     = []string{"nosniff"}
+	acceptBytes = []string{"bytes"}
+	svgPolicy   = []string{"default-src 'none'; style-src 'unsafe-inline'; sandbox"}
+)
