@@ -1,7 +1,6 @@
 package systemtest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -72,22 +70,7 @@ window.check = async () => {
 	}))
 	defer app.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ctx, cancel = chromedp.NewExecAllocator(ctx, opts...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
+	ctx, cancel := chromedp.NewContext(browserContext(t, browser, chromedp.Flag("autoplay-policy", "no-user-gesture-required")))
 	defer cancel()
 	if _, err := chromedp.Run(ctx, chromedp.Navigate(app.URL)); err != nil {
 		t.Fatal(err)

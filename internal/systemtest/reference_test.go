@@ -145,23 +145,10 @@ func TestAPIReferenceInBrowser(t *testing.T) {
 	s := start(t, options{compression: true})
 	origin := s.gateway.URL
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ctx, cancel = chromedp.NewExecAllocator(ctx, opts...)
-	defer cancel()
+	ctx := browserContext(t, browser)
 	var mu sync.Mutex
 	var urls, problems []string
-	ctx, cancel = chromedp.NewContext(ctx, chromedp.WithListener(func(ev any) {
+	ctx, cancel := chromedp.NewContext(ctx, chromedp.WithListener(func(ev any) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch ev := ev.(type) {
@@ -299,6 +286,28 @@ func equalSets(a, b []string) bool {
 
 // chromiumPath finds Chromium, or skips the test when browser tests are
 // not required.
+// browserContext starts headless Chromium for a test, with a fresh
+// profile and nothing that reaches out to the network by itself, for two
+// minutes at most; it is stopped when the test ends.
+func browserContext(t *testing.T, browser string, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	ctx, cancel = chromedp.NewExecAllocator(ctx, append(opts, extra...)...)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func chromiumPath(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
