@@ -109,9 +109,12 @@ func TestClientEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	prev, err := c.ListExercises(ctx, client.Query{Before: page.Exercises[0].ExerciseID, Limit: 1,
-		Include: []client.Field{client.Description, client.Instructions, client.Tips, client.Aliases}})
+		Include: []client.Field{client.Description, client.Instructions, client.Tips, client.Aliases, client.MediaField}})
 	if err != nil || len(prev.Exercises) != 1 || !cmp.Equal(*x, prev.Exercises[0]) {
 		t.Errorf("Exercise(humnn3ws) = %+v, the listing has %+v (%v)", x, prev, err)
+	}
+	if m := x.Media; m == nil || m.MuscleMap == "" || m.Poster == "" || len(m.Renditions) != 2 || m.Renditions[1].Height != 360 {
+		t.Errorf("humnn3ws: media %+v, want a muscle map, a poster and two renditions (the default largest height, 360)", m)
 	}
 	if x.ImageURL == "" {
 		t.Error("humnn3ws has no imageUrl")

@@ -81,9 +81,13 @@ type Exercise struct {
 	Difficulty       string   `json:"difficulty"`
 	TargetMuscles    []string `json:"targetMuscles"`
 	SecondaryMuscles []string `json:"secondaryMuscles"`
-	// ImageURL is the exercise's image in the product's media kind (GIF or
-	// video); empty when the exercise has none.
+	// ImageURL is the exercise's demonstration, 360 pixels high, in the
+	// product's media kind (GIF or video); empty when the exercise has
+	// none. It needs no key.
 	ImageURL string `json:"imageUrl,omitempty"`
+	// Media are the exercise's pictures: Exercise fills them, listings
+	// when their query's Include names MediaField.
+	Media *Media `json:"media,omitempty"`
 
 	// The content: Exercise fills all four; listings only those their
 	// query's Include names.
@@ -98,6 +102,26 @@ type Exercise struct {
 	Aliases []string `json:"aliases,omitempty"`
 }
 
+// Media are an exercise's pictures. Their URLs need no key and name their
+// content, so they may be cached for ever.
+type Media struct {
+	// MuscleMap is an SVG of the body with the exercise's target muscles
+	// in a strong colour and its secondary muscles in a lighter tint.
+	MuscleMap string `json:"muscleMap"`
+	// Poster is a PNG still of the demonstration, 360 pixels high.
+	Poster string `json:"poster"`
+	// Renditions are the demonstration at each height the plan allows,
+	// smallest first.
+	Renditions []Rendition `json:"renditions"`
+}
+
+// Rendition is an exercise's demonstration at one height.
+type Rendition struct {
+	Height int    `json:"height"` // pixels; demonstrations are square
+	Type   string `json:"type"`   // image/gif or video/mp4
+	URL    string `json:"url"`
+}
+
 // Field names a content field that a listing adds to its exercises when a
 // query's Include asks for it.
 type Field string
@@ -108,6 +132,9 @@ const (
 	Instructions Field = "instructions"
 	Tips         Field = "tips"
 	Aliases      Field = "aliases"
+	// MediaField is not a content field but the exercise's pictures (see
+	// Media).
+	MediaField Field = "media"
 )
 
 func include(v url.Values, fields []Field) {
