@@ -103,46 +103,18 @@ var errForgedMedia = apierror.New(http.StatusForbidden,
 // media serves a file under /media/<signature>/<key>/<digest>/<file>, to
 // anyone holding a URL the gateway issued: no key, since the URLs go into
 // <img> and <video> tags. The path names one content for ever, so the
-// answer is cached publicly for a year; ETag, If-None-Match, Range and
-// HEAD are http.ServeContent's.
+// answer is cached publicly for a year, with a strong ETag from the bytes;
+// If-None-Match and If-Match are checked as on the API's routes, a Range
+// is answered by http.ServeContent.
 func (a *api) media(c *gin.Context) {
 	if c.Request.URL.RawQuery != "" {
 		a.fail(c, badRequest("Media URLs take no query parameters; use the URL exactly as the API returns it."))
 		return
 	}
-	signed := strings.TrimPrefix(c.Request.URL.Path, mediaRoute)
-	// The cache is keyed by the signed path: a file is only cached under
-	// a signature that was checked, and each path has one signature, so
-	// a hit needs no check.
-	f, ok := a.Media.Cache.Get(signed)
-	if !ok {
-		p, ok := a.Media.Signer.Check(signed)
-		if !ok {
-			a.fail(c, errForgedMedia)
-			return
-		}
-		key, digest, file, ok := medialink.Split(p)
-		if !ok {
-			a.fail(c, errForgedMedia)
-			return
-		}
-		v, err, _ := a.mediaFlight.Do(signed, func() (any, error) {
-			// Detached from this request: others wait for the same file.
-			mf, err := a.Catalog.Media(context.WithoutCancel(c.Request.Context()), requestIDOf(c), key, digest, file, a.Media.Timeout)
-			if err != nil {
-				return nil, err
-			}
-			sum := sha256.Sum256(mf.Content)
-			f := &MediaFile{Body: mf.Content, ContentType: mf.ContentType, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`,
-				svg: strings.HasSuffix(file, ".svg"), length: []string{strconv.Itoa(len(mf.Content))}}
-			a.Media.Cache.Add(signed, f, len(f.Body)+len(signed)+len(f.ETag)+64)
-			return f, nil
-		})
-		if err != nil {
-			a.fail(c, err)
-			return
-		}
-		f = v.(*MediaFile)
+	f, err := a.mediaFile(c, strings.TrimPrefix(c.Request.URL.Path, mediaRoute))
+	if err != nil {
+		a.fail(c, err)
+		return
 	}
 	h := c.Writer.Header()
 	h["Content-Type"] = []string{f.ContentType}
@@ -170,6 +142,41 @@ func (a *api) media(c *gin.Context) {
 		return
 	}
 	_, _ = c.Writer.Write(f.Body)
+}
+
+// mediaFile returns the file of a signed path ("<signature>/<key>/
+// <digest>/<file>"), from the cache or from the catalog. The cache is keyed
+// by the signed path: a file is only cached under a signature that was
+// checked, and each path has one signature, so a hit needs no check.
+// Concurrent requests for a file not cached fetch it once.
+func (a *api) mediaFile(c *gin.Context, signed string) (*MediaFile, error) {
+	if f, ok := a.Media.Cache.Get(signed); ok {
+		return f, nil
+	}
+	p, ok := a.Media.Signer.Check(signed)
+	if !ok {
+		return nil, errForgedMedia
+	}
+	key, digest, file, ok := medialink.Split(p)
+	if !ok {
+		return nil, errForgedMedia
+	}
+	v, err, _ := a.mediaFlight.Do(signed, func() (any, error) {
+		// Detached from this request: others wait for the same file.
+		mf, err := a.Catalog.Media(context.WithoutCancel(c.Request.Context()), requestIDOf(c), key, digest, file, a.Media.Timeout)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(mf.Content)
+		f := &MediaFile{Body: mf.Content, ContentType: mf.ContentType, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`,
+			svg: strings.HasSuffix(file, ".svg"), length: []string{strconv.Itoa(len(mf.Content))}}
+		a.Media.Cache.Add(signed, f, len(f.Body)+len(signed)+len(f.ETag)+64)
+		return f, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*MediaFile), nil
 }
 
 // Header values every media answer shares.
