@@ -230,17 +230,6 @@ func Path(key, digest string, f File) string {
 	return key + "/" + digest + "/" + f.Name()
 }
 
-// SplitPath reads a Path.
-func SplitPath(p string) (key, digest string, f File, err error) {
-	i := strings.LastIndexByte(p, '/')
-	j := strings.LastIndexByte(p[:max(i, 0)], '/')
-	if i < 0 || j <= 0 {
-		return "", "", File{}, fmt.Errorf("media path %q: want <key>/<digest>/<file>", p)
-	}
-	f, err = ParseFile(p[i+1:])
-	return p[:j], p[j+1 : i], f, err
-}
-
 // Files lists every file of a subject, demonstrations by height.
 func (s *Subject) Files() []File {
 	var out []File

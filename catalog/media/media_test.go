@@ -223,8 +223,4 @@ func TestParseFile(t *testing.T) {
 			t.Errorf("ParseFile(%q) succeeded", name)
 		}
 	}
-	key, digest, f, err := SplitPath("exercises/a/0123/360.mp4")
-	if err != nil || key != "exercises/a" || digest != "0123" || f != (File{Format: MP4, Height: 360}) {
-		t.Errorf("SplitPath = %q, %q, %v, %v", key, digest, f, err)
-	}
 }
