@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"runtime"
+	"time"
 
 	"golang.org/x/sync/singleflight"
 
@@ -150,6 +151,9 @@ func NewRenderer(maxEntries int, maxBytes int64) *Renderer {
 	}
 }
 
+// maxDrawing bounds one drawing: a 720 pixel MP4 takes about a second.
+const maxDrawing = 2 * time.Minute
+
 // Render returns one file of a subject, from the cache or drawn now.
 func (r *Renderer) Render(ctx context.Context, s *Subject, f File) ([]byte, error) {
 	key := Path(s.Key, s.Digest, f)
@@ -158,8 +162,10 @@ func (r *Renderer) Render(ctx context.Context, s *Subject, f File) ([]byte, erro
 	}
 	ch := r.group.DoChan(key, func() (any, error) {
 		// Detached from the first caller: the others wait for the same
-		// drawing, which should not end because that caller left.
-		ctx := context.WithoutCancel(ctx)
+		// drawing, which should not end because that caller left; bounded,
+		// so that a stuck encoder cannot hold a slot for ever.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maxDrawing)
+		defer cancel()
 		r.slots <- struct{}{}
 		defer func() { <-r.slots }()
 		b, err := Draw(ctx, s, f)
