@@ -26,7 +26,7 @@ const ReasonUnknownMedia = "UNKNOWN_MEDIA"
 func (s *Service) renderer() *media.Renderer {
 	s.rendererOnce.Do(func() {
 		if s.Renderer == nil {
-			s.Renderer = media.NewRenderer(DefaultMediaCacheEntries, DefaultMediaCacheBytes)
+			s.Renderer = media.NewRenderer(DefaultMediaCacheEntries, DefaultMediaCacheBytes, "")
 		}
 	})
 	return s.Renderer

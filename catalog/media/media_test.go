@@ -5,16 +5,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/catalog/media/encode"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden.txt")
@@ -222,5 +225,35 @@ func TestParseFile(t *testing.T) {
 		if _, err := ParseFile(name); err == nil {
 			t.Errorf("ParseFile(%q) succeeded", name)
 		}
+	}
+}
+
+// TestRendererReadsRenderedSet gives a renderer a directory rendered
+// beforehand and no ffmpeg: the MP4 found there is served as it is, and
+// one that is not there cannot be made.
+func TestRendererReadsRenderedSet(t *testing.T) {
+	_, lib := embedded(t)
+	s, _ := lib.Subject("exercises/humnn3ws", lib.Digest("exercises/humnn3ws"))
+	dir := t.TempDir()
+	have := File{Format: MP4, Height: 360}
+	path := filepath.Join(dir, filepath.FromSlash(Path(s.Key, s.Digest, have)))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("rendered beforehand"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := encode.FFmpeg
+	encode.FFmpeg = "no-such-ffmpeg"
+	defer func() { encode.FFmpeg = old }()
+	r := NewRenderer(10, 1<<20, dir)
+	if b, err := r.Render(context.Background(), s, have); err != nil || string(b) != "rendered beforehand" {
+		t.Errorf("Render(%s) = %q, %v; want the file of the directory", have.Name(), b, err)
+	}
+	if _, err := r.Render(context.Background(), s, File{Format: MP4, Height: 720}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Render(720.mp4), neither in the directory nor encodable: %v, want ErrUnsupported", err)
+	}
+	if b, err := r.Render(context.Background(), s, File{Format: GIF, Height: 180}); err != nil || !bytes.HasPrefix(b, []byte("GIF89a")) {
+		t.Errorf("Render(180.gif), not in the directory: %v; want it drawn", err)
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -140,14 +143,20 @@ type Renderer struct {
 	cache *bytecache.Cache[string, []byte]
 	group singleflight.Group
 	slots chan struct{}
+	// dir, if not empty, holds files rendered beforehand (mediagen
+	// render), read instead of drawn: a catalog without ffmpeg serves the
+	// MP4s found there.
+	dir string
 }
 
 // NewRenderer returns a renderer whose cache holds at most maxEntries files
-// totalling maxBytes.
-func NewRenderer(maxEntries int, maxBytes int64) *Renderer {
+// totalling maxBytes, reading the files it finds under dir (if not empty,
+// laid out as Path) rather than drawing them.
+func NewRenderer(maxEntries int, maxBytes int64, dir string) *Renderer {
 	return &Renderer{
 		cache: bytecache.New[string, []byte](maxEntries, maxBytes),
 		slots: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		dir:   dir,
 	}
 }
 
@@ -168,7 +177,10 @@ func (r *Renderer) Render(ctx context.Context, s *Subject, f File) ([]byte, erro
 		defer cancel()
 		r.slots <- struct{}{}
 		defer func() { <-r.slots }()
-		b, err := Draw(ctx, s, f)
+		b, err := r.read(key)
+		if b == nil && err == nil {
+			b, err = Draw(ctx, s, f)
+		}
 		if err == nil {
 			r.cache.Add(key, b, len(b))
 		}
@@ -183,6 +195,19 @@ func (r *Renderer) Render(ctx context.Context, s *Subject, f File) ([]byte, erro
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// read returns the file at path under the renderer's directory, nil if
+// there is none.
+func (r *Renderer) read(path string) ([]byte, error) {
+	if r.dir == "" || !filepath.IsLocal(path) {
+		return nil, nil
+	}
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
 }
 
 // CacheStats returns what the cache holds: files, bytes, and its byte bound.

@@ -31,6 +31,9 @@ type config struct {
 	AdminTokenHash               string // protects /metrics and the profiler
 	// MediaCacheBytes bounds the media files kept after drawing them.
 	MediaCacheBytes int64
+	// MediaDir holds media files rendered beforehand, served rather than
+	// drawn; empty: every file is drawn.
+	MediaDir string
 }
 
 // errHelp is returned by parseConfig when it printed the help or the
@@ -80,6 +83,7 @@ func newFlagSet(getenv func(string) string) (*flag.FlagSet, *flagValues) {
 	fs.StringVar(&v.timeout, "shutdown-timeout", env("CATALOG_SHUTDOWN_TIMEOUT", "10s"), "how long calls in flight may run at shutdown (env CATALOG_SHUTDOWN_TIMEOUT)")
 	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CATALOG_PPROF", false), "serve the Go profiler at /debug/pprof/ on the admin listener (env CATALOG_PPROF)")
 	fs.StringVar(&cfg.AdminTokenHash, "admin-token-hash", env("CATALOG_ADMIN_TOKEN_HASH", ""), "`sha256:<hex>` of the bearer token that /metrics and /debug/pprof/ then require (env CATALOG_ADMIN_TOKEN_HASH)")
+	fs.StringVar(&cfg.MediaDir, "media-dir", env("CATALOG_MEDIA_DIR", ""), "`directory` of media files rendered beforehand (mediagen render), served rather than drawn (env CATALOG_MEDIA_DIR)")
 	fs.StringVar(&v.mediaCache, "media-cache-bytes", env("CATALOG_MEDIA_CACHE_BYTES", "67108864"), "most `bytes` of media files kept once drawn (env CATALOG_MEDIA_CACHE_BYTES)")
 	fs.BoolVar(&v.version, "version", false, "print the version, commit and Go version, and exit")
 	return fs, v
@@ -154,6 +158,6 @@ func (c config) LogValue() slog.Value {
 		slog.String("shutdown_timeout", c.ShutdownTimeout.String()),
 		slog.String("tls_cert", c.TLSCert), slog.String("tls_key", c.TLSKey), slog.String("tls_client_ca", c.TLSClientCA),
 		slog.Bool("reflection", c.Reflection), slog.Bool("pprof", c.Pprof), slog.Bool("admin_token", c.AdminTokenHash != ""),
-		slog.Int64("media_cache_bytes", c.MediaCacheBytes),
+		slog.Int64("media_cache_bytes", c.MediaCacheBytes), slog.String("media_dir", c.MediaDir),
 	)
 }

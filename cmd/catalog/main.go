@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if tlsFiles != nil {
 		reg.MustRegister(tlsFiles.Collector("grpc"))
 	}
-	svc := &grpcapi.Service{Renderer: media.NewRenderer(grpcapi.DefaultMediaCacheEntries, cfg.MediaCacheBytes)}
+	svc := &grpcapi.Service{Renderer: media.NewRenderer(grpcapi.DefaultMediaCacheEntries, cfg.MediaCacheBytes, cfg.MediaDir)}
 	grpcSrv, health := grpcapi.NewServer(svc, callLog, reg, grpcOpts...)
 	if cfg.Reflection {
 		reflection.Register(grpcSrv)
