@@ -85,7 +85,7 @@ func TestRenderPublishSheet(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"paint"}, {"render"}, {"render", "-out", t.TempDir(), "-formats", "webp"}, {"publish", "-dir", "x"}, {"sheet", "-ids", "nosuchid", "-out", filepath.Join(t.TempDir(), "s.png")}} {
+	for _, args := range [][]string{{"paint"}, {"render"}, {"render", "-out", t.TempDir(), "-formats", "webp"}, {"render", "-out", t.TempDir(), "-heights", "1080"}, {"publish", "-dir", "x"}, {"sheet", "-ids", "nosuchid", "-out", filepath.Join(t.TempDir(), "s.png")}} {
 		if err := run(context.Background(), args, noEnv, io.Discard); err == nil || err == errHelp {
 			t.Errorf("mediagen %v: %v, want an error", args, err)
 		}

@@ -42,6 +42,7 @@ func render(ctx context.Context, args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "`directory` to write <key>/<digest>/<file> into (required)")
 	data := fs.String("data", "", "catalogue `file`; empty: the embedded catalogue")
 	formats := fs.String("formats", "gif,mp4,png,svg", "`formats` to render, comma-separated")
+	heights := fs.String("heights", "180,360,720", "demonstration `heights` to render, comma-separated (posters are 360)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "subjects rendered at once")
 	limit := fs.Int("limit", 0, "render only the first `n` subjects (0: all)")
 	jsonOut := fs.String("json", "", "write the summary as JSON to this `file` too")
@@ -59,6 +60,14 @@ func render(ctx context.Context, args []string, stdout io.Writer) error {
 		default:
 			return fmt.Errorf("render: -formats: %q is not gif, mp4, png or svg", f)
 		}
+	}
+	wantHeight := map[int]bool{}
+	for _, h := range strings.Split(*heights, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(h))
+		if err != nil || !slices.Contains(media.Heights, n) {
+			return fmt.Errorf("render: -heights: %q is not one of %v", h, media.Heights)
+		}
+		wantHeight[n] = true
 	}
 	_, lib, err := library(*data)
 	if err != nil {
@@ -88,7 +97,8 @@ func render(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		var files []media.File
 		for _, f := range s.Files() {
-			if want[strings.TrimPrefix(filepath.Ext(f.Name()), ".")] {
+			demonstration := f.Format == media.GIF || f.Format == media.MP4
+			if want[strings.TrimPrefix(filepath.Ext(f.Name()), ".")] && (!demonstration || wantHeight[f.Height]) {
 				files = append(files, f)
 			}
 		}
