@@ -38,45 +38,64 @@ func Draw(ctx context.Context, s *Subject, f File) ([]byte, error) {
 // DrawSet renders several files of a subject, drawing the frames of each
 // height once for all the formats that need them and encoding its MP4s in
 // one ffmpeg process, and hands each file to emit as it is made. The bytes
-// are Draw's. It is what rendering a whole media set costs.
+// are Draw's.
 func DrawSet(ctx context.Context, s *Subject, files []File, emit func(File, []byte) error) error {
-	byHeight := map[int][]File{}
-	var heights []int
-	for _, f := range files {
-		if !s.Has(f) {
-			continue
-		}
-		if f.Format == SVG {
-			if err := emit(f, musclemap.SVG(s.Target, s.Secondary)); err != nil {
-				return err
-			}
-			continue
-		}
-		if _, seen := byHeight[f.Height]; !seen {
-			heights = append(heights, f.Height)
-		}
-		byHeight[f.Height] = append(byHeight[f.Height], f)
-	}
+	return DrawSets(ctx, []Job{{Subject: s, Files: files}}, func(_ *Subject, f File, b []byte) error { return emit(f, b) })
+}
+
+// Job is files of a subject to render.
+type Job struct {
+	Subject *Subject
+	Files   []File
+}
+
+// DrawSets renders the files of several subjects as DrawSet does, with the
+// MP4s of all of them in one ffmpeg process: starting ffmpeg costs about
+// as much as encoding a subject's videos, and each video has its own
+// encoder in it, so the bytes are still Draw's. It is what rendering a
+// whole media set costs; it holds every subject's video frames at once.
+func DrawSets(ctx context.Context, jobs []Job, emit func(*Subject, File, []byte) error) error {
 	var (
-		videos     [][]*image.RGBA
-		videoFiles []File
+		videos [][]*image.RGBA
+		owners []*Subject
+		names  []File
 	)
-	for _, h := range heights {
-		frames := s.Frames(h)
-		for _, f := range byHeight[h] {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if f.Format == MP4 {
-				videos, videoFiles = append(videos, frames), append(videoFiles, f)
+	for _, j := range jobs {
+		s := j.Subject
+		byHeight := map[int][]File{}
+		var heights []int
+		for _, f := range j.Files {
+			if !s.Has(f) {
 				continue
 			}
-			b, err := encodeFrames(ctx, s, f, frames)
-			if err != nil {
-				return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
+			if f.Format == SVG {
+				if err := emit(s, f, musclemap.SVG(s.Target, s.Secondary)); err != nil {
+					return err
+				}
+				continue
 			}
-			if err := emit(f, b); err != nil {
-				return err
+			if _, seen := byHeight[f.Height]; !seen {
+				heights = append(heights, f.Height)
+			}
+			byHeight[f.Height] = append(byHeight[f.Height], f)
+		}
+		for _, h := range heights {
+			frames := s.Frames(h)
+			for _, f := range byHeight[h] {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if f.Format == MP4 {
+					videos, owners, names = append(videos, frames), append(owners, s), append(names, f)
+					continue
+				}
+				b, err := encodeFrames(ctx, s, f, frames)
+				if err != nil {
+					return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
+				}
+				if err := emit(s, f, b); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -88,10 +107,10 @@ func DrawSet(ctx context.Context, s *Subject, files []File, emit func(File, []by
 		return ErrUnsupported
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, videoFiles[0]), err)
+		return fmt.Errorf("%s: %w", Path(owners[0].Key, owners[0].Digest, names[0]), err)
 	}
-	for i, f := range videoFiles {
-		if err := emit(f, out[i]); err != nil {
+	for i, f := range names {
+		if err := emit(owners[i], f, out[i]); err != nil {
 			return err
 		}
 	}

@@ -44,6 +44,7 @@ func render(ctx context.Context, args []string, stdout io.Writer) error {
 	formats := fs.String("formats", "gif,mp4,png,svg", "`formats` to render, comma-separated")
 	heights := fs.String("heights", "180,360,720", "demonstration `heights` to render, comma-separated (posters are 360)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "subjects rendered at once")
+	perProcess := fs.Int("batch", 4, "subjects whose MP4s one ffmpeg process encodes (each holds its frames in memory meanwhile)")
 	limit := fs.Int("limit", 0, "render only the first `n` subjects (0: all)")
 	jsonOut := fs.String("json", "", "write the summary as JSON to this `file` too")
 	if err := fs.Parse(args); err != nil {
@@ -51,6 +52,9 @@ func render(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *out == "" {
 		return fmt.Errorf("render: -out is required")
+	}
+	if *perProcess < 1 {
+		return fmt.Errorf("render: -batch: want at least 1 subject per ffmpeg process")
 	}
 	want := map[string]bool{}
 	for _, f := range strings.Split(*formats, ",") {
@@ -88,32 +92,15 @@ func render(ctx context.Context, args []string, stdout io.Writer) error {
 	)
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(*workers, 1))
-	for _, s := range subjects {
-		if s.HasMap {
-			sum.Exercises++
-			if s.Demo.Faithful() {
-				sum.Faithful++
-			}
-		}
-		var files []media.File
-		for _, f := range s.Files() {
-			demonstration := f.Format == media.GIF || f.Format == media.MP4
-			if want[strings.TrimPrefix(filepath.Ext(f.Name()), ".")] && (!demonstration || wantHeight[f.Height]) {
-				files = append(files, f)
-			}
+	var batch []media.Job
+	flush := func() {
+		jobs := batch
+		batch = nil
+		if len(jobs) == 0 {
+			return
 		}
 		g.Go(func() error {
-			var todo []media.File
-			for _, f := range files {
-				if _, err := os.Stat(filepath.Join(*out, media.Path(s.Key, s.Digest, f))); err == nil {
-					mu.Lock()
-					sum.Skipped++
-					mu.Unlock()
-					continue
-				}
-				todo = append(todo, f)
-			}
-			return media.DrawSet(ctx, s, todo, func(f media.File, b []byte) error {
+			return media.DrawSets(ctx, jobs, func(s *media.Subject, f media.File, b []byte) error {
 				if err := writeFile(filepath.Join(*out, media.Path(s.Key, s.Digest, f)), b); err != nil {
 					return err
 				}
@@ -126,6 +113,33 @@ func render(ctx context.Context, args []string, stdout io.Writer) error {
 			})
 		})
 	}
+	for _, s := range subjects {
+		if s.HasMap {
+			sum.Exercises++
+			if s.Demo.Faithful() {
+				sum.Faithful++
+			}
+		}
+		var todo []media.File
+		for _, f := range s.Files() {
+			demonstration := f.Format == media.GIF || f.Format == media.MP4
+			if !want[strings.TrimPrefix(filepath.Ext(f.Name()), ".")] || (demonstration && !wantHeight[f.Height]) {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(*out, media.Path(s.Key, s.Digest, f))); err == nil {
+				sum.Skipped++
+				continue
+			}
+			todo = append(todo, f)
+		}
+		if len(todo) > 0 {
+			batch = append(batch, media.Job{Subject: s, Files: todo})
+		}
+		if len(batch) == *perProcess {
+			flush()
+		}
+	}
+	flush()
 	if err := g.Wait(); err != nil {
 		return err
 	}
