@@ -60,7 +60,22 @@ const sigLen = 22
 type Signer struct {
 	root string    // public URL of /media/, with the trailing slash
 	pool sync.Pool // of HMAC states keyed with the secret
+
+	// made remembers the parts of the URLs made: a listing signs a URL
+	// per record, and the records of a catalogue are few. It is emptied
+	// when it reaches maxMade, so that the digests of old catalogues do
+	// not pile up.
+	mu   sync.RWMutex
+	made map[partsKey]urlParts
 }
+
+type partsKey struct{ base, key, digest, file string }
+
+type urlParts struct{ prefix, suffix string }
+
+// maxMade bounds Signer.made: a few files of each record of a large
+// catalogue.
+const maxMade = 1 << 16
 
 // NewSigner returns a signer whose URLs start with publicURL + "/media/".
 func NewSigner(secret []byte, publicURL string) *Signer {
@@ -95,11 +110,26 @@ func (s *Signer) URL(base, key, digest, file string) string {
 // Parts returns what surrounds key in URL(base, key, digest, file), for
 // writers that append the URL without building it.
 func (s *Signer) Parts(base, key, digest, file string) (prefix, suffix string) {
+	k := partsKey{base, key, digest, file}
+	s.mu.RLock()
+	p, ok := s.made[k]
+	s.mu.RUnlock()
+	if ok {
+		return p.prefix, p.suffix
+	}
 	suffix = "/" + digest + "/" + file
 	if base != "" {
-		return strings.TrimSuffix(base, "/") + "/", suffix
+		prefix = strings.TrimSuffix(base, "/") + "/"
+	} else {
+		prefix = s.root + s.sign(key+suffix) + "/"
 	}
-	return s.root + s.sign(key+suffix) + "/", suffix
+	s.mu.Lock()
+	if len(s.made) >= maxMade || s.made == nil {
+		s.made = make(map[partsKey]urlParts)
+	}
+	s.made[k] = urlParts{prefix, suffix}
+	s.mu.Unlock()
+	return prefix, suffix
 }
 
 // Check reads the part of a media URL's path after /media/: it reports

@@ -65,3 +65,12 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParts is the cost a listing pays per record for its imageUrl:
+// after the first, a lookup.
+func BenchmarkParts(b *testing.B) {
+	s := NewSigner([]byte("0123456789abcdef0123"), "http://127.0.0.1:8080")
+	for b.Loop() {
+		s.Parts("", "exercises/humnn3ws", "dfddc405f51c37fa", "360.gif")
+	}
+}
