@@ -43,6 +43,12 @@ type template struct {
 	// XPin is the joint that ground mode keeps at x = dx (default ankle).
 	XPin  string `yaml:"xpin"`
 	Still bool   `yaml:"still"` // one frame only
+	// View is "side" (default) or "front": the figure faces the viewer and
+	// the pose is read in the frontal plane (see front.go).
+	View string `yaml:"view"`
+	// Hook is the joint a front view's cable or band pulls: "wrist"
+	// (default) or "ankle".
+	Hook string `yaml:"hook"`
 	// Alternate lists limbs ("arms", "legs") whose far side runs half a loop behind.
 	Alternate []string             `yaml:"alternate"`
 	Props     map[string]place     `yaml:"props"`
@@ -319,6 +325,12 @@ func (l *library) compile(t *template) error {
 		if _, ok := b.joint(t.Pin); !ok {
 			return fmt.Errorf("unknown pin joint %q", t.Pin)
 		}
+	}
+	if t.View != "" && t.View != "side" && t.View != "front" {
+		return fmt.Errorf("view %q (want side or front)", t.View)
+	}
+	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" {
+		return fmt.Errorf("hook %q (want wrist or ankle)", t.Hook)
 	}
 	for _, f := range t.Fix {
 		if f != "hands" && f != "feet" && f != "hand" && f != "foot" {

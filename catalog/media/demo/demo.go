@@ -18,7 +18,7 @@ import (
 )
 
 // Version names the renderer and its data; bump it whenever any output pixel could change.
-const Version = "demo/2"
+const Version = "demo/3"
 
 // FPS is the frame rate of every animation.
 const FPS = 12
@@ -401,9 +401,18 @@ func (d Demo) bodies() []body {
 			p[fSh2], p[fEl2] = keys[0][fSh2], keys[0][fEl2]
 		}
 		b := pose2body(p)
+		if d.front() {
+			b = pose2front(p)
+		}
 		if pin == "" || i == 0 {
 			low := math.Min(b.lowest(), math.Min(b.arm.tip.Y, b.arm2.tip.Y)-hr)
+			if d.front() {
+				low = math.Min(frontLowest(&b), math.Min(b.arm.tip.Y, b.arm2.tip.Y)-hr)
+			}
 			xj := b.leg.end
+			if d.front() {
+				xj = b.hip
+			}
 			if d.tmpl != nil && d.tmpl.XPin != "" {
 				xj, _ = b.joint(d.tmpl.XPin)
 			}
@@ -449,11 +458,18 @@ func (d Demo) Frames(height int) []*image.RGBA {
 	}
 	bs := d.bodies()
 	st := d.staticProps(&bs[0])
+	if d.front() {
+		st = d.frontStatics(&bs[0])
+	}
 	scenes := make([]scene, len(bs))
 	var bb box
 	st.back.bounds(&bb)
 	for i := range bs {
-		scenes[i] = d.frameScene(&bs[i], st, i, len(bs))
+		if d.front() {
+			scenes[i] = d.frontScene(&bs[i], st)
+		} else {
+			scenes[i] = d.frameScene(&bs[i], st, i, len(bs))
+		}
 		scenes[i].bounds(&bb)
 	}
 	v := camera(bb, height)

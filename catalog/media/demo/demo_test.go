@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -135,6 +136,12 @@ func TestUnknownKeysRejected(t *testing.T) {
 	if err := theLibrary().compile(bad); err == nil {
 		t.Fatal("unknown pose field accepted")
 	}
+	if err := theLibrary().compile(&template{View: "top"}); err == nil {
+		t.Fatal("unknown view accepted")
+	}
+	if err := theLibrary().compile(&template{View: "front", Hook: "knee"}); err == nil {
+		t.Fatal("unknown hook accepted")
+	}
 }
 
 // TestEveryRecord resolves every record and renders its poster at 180 px
@@ -209,6 +216,19 @@ func TestGolden(t *testing.T) {
 		k, v, _ := strings.Cut(l, "\t")
 		if want[k] != v {
 			t.Errorf("%s: frames changed (bump Version and run with -update if intended)", k)
+		}
+	}
+}
+
+// TestFrontMirrors checks that the front view mirrors a symmetric pose.
+func TestFrontMirrors(t *testing.T) {
+	p, _ := unsetPose().overlay(map[string]float64{"sh": 70, "el": 20, "hip": 15, "kn": 10})
+	b := pose2front(p.complete())
+	for _, l := range [][2]limb{{b.arm, b.arm2}, {b.leg, b.leg2}} {
+		for _, j := range [][2]vec{{l[0].root, l[1].root}, {l[0].mid, l[1].mid}, {l[0].end, l[1].end}, {l[0].tip, l[1].tip}} {
+			if math.Abs(j[0].X+j[1].X) > 1e-9 || math.Abs(j[0].Y-j[1].Y) > 1e-9 || j[0].X <= 0 {
+				t.Fatalf("not mirrored: %v %v", j[0], j[1])
+			}
 		}
 	}
 }

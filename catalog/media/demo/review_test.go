@@ -42,6 +42,7 @@ func TestReviewTemplates(t *testing.T) {
 		"carry-back": {"barbell"}, "half-kneeling-press": {"dumbbell"}, "dead-hang": {"pull-up bar"}, "flexed-hang": {"pull-up bar"},
 		"front-lever": {"pull-up bar"}, "tuck-planche": {"parallettes"}, "ring-support": {"gymnastic rings"}, "landmine-press": {"landmine", "barbell"},
 		"pallof-press": {"cable"}, "woodchop": {"cable"}, "slam": {"medicine ball"}, "sled-push": {"sled"}, "reverse-hyperextension": {"bench"}, "overhead-carry": {"dumbbell"}, "seated-calf-raise": {"dumbbell", "bench"},
+		"lateral-raise-front": {"dumbbell"}, "hip-abduction-front": {"cable"}, "hip-adduction-front": {"resistance band"},
 	}
 	var demos []Demo
 	var names []string

@@ -1,0 +1,228 @@
+package demo
+
+import (
+	"math"
+
+	"github.com/exercisedb/exercisedb/catalog/media/paint"
+)
+
+// The front view: the figure faces the viewer, the near limbs on its +x
+// side and the far ones mirrored on its -x side, both drawn dark. The pose
+// fields are read in the frontal plane: sh is shoulder abduction (0 at the
+// side, 90 out, 180 overhead), el the elbow's bend further out, hip the
+// hip's abduction (negative crosses the midline), kn the knee's bend.
+// trunk tilts the whole figure about the hips, + its top towards the near
+// side (-90 lies it on its far side, near limbs up); the limbs keep their
+// angles to the torso.
+const (
+	shoulderHalf = 8.5
+	hipHalf      = 4.6
+)
+
+// pose2front computes the joints of a complete pose seen from the front,
+// with the pelvis centre at the origin. hip and shoulder are the centres;
+// each limb's root is its own joint.
+func pose2front(p pose) body {
+	var b body
+	b.trunkAbs = 180 - p[fTrunk]
+	b.shoulder = vec{0, torsoLen}
+	b.neck = b.shoulder.add(vec{0, neckLen})
+	b.head = b.neck.add(vec{0, headR * 0.9})
+	arm := func(s, sh, el float64) limb {
+		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
+		l.a1 = s * sh
+		l.mid = l.root.add(dir(l.a1).mul(upperArm))
+		l.a2 = l.a1 + s*el
+		l.end = l.mid.add(dir(l.a2).mul(foreArm))
+		l.tip = l.end.add(dir(l.a2).mul(2))
+		return l
+	}
+	leg := func(s, hip, kn float64) limb {
+		l := limb{root: vec{s * hipHalf, 0}}
+		l.a1 = s * hip
+		l.mid = l.root.add(dir(l.a1).mul(thighLen))
+		l.a2 = l.a1 - s*kn
+		l.end = l.mid.add(dir(l.a2).mul(shankLen))
+		l.tip = l.end.add(vec{s * 3.2, -2.2})
+		l.heel = l.end.add(vec{-s * 0.8, -2.2})
+		return l
+	}
+	b.arm = arm(1, p[fSh], p[fEl])
+	b.arm2 = arm(-1, p[fSh2], p[fEl2])
+	b.leg = leg(1, p[fHip], p[fKn])
+	b.leg2 = leg(-1, p[fHip2], p[fKn2])
+	if t := p[fTrunk]; t != 0 {
+		sin, cos := math.Sincos(-t * math.Pi / 180)
+		rot := func(v *vec) { *v = vec{v.X*cos - v.Y*sin, v.X*sin + v.Y*cos} }
+		for _, v := range []*vec{&b.shoulder, &b.neck, &b.head} {
+			rot(v)
+		}
+		for _, l := range []*limb{&b.arm, &b.arm2, &b.leg, &b.leg2} {
+			for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip, &l.heel} {
+				rot(v)
+			}
+			l.a1, l.a2 = l.a1-t, l.a2-t
+		}
+	}
+	return b
+}
+
+// frontLowest is the lowest y of the front figure's outline.
+func frontLowest(b *body) float64 {
+	var s scene
+	frontFigure(&s, b, nil)
+	var bb box
+	s.bounds(&bb)
+	return bb.y0
+}
+
+func (d Demo) front() bool { return d.tmpl != nil && d.tmpl.View == "front" }
+
+// frontRegions places the tints seen from the front: side +1 is a limb's
+// outer edge, -1 its inner edge. chest, abs, obliques, shoulder, glutes and
+// hip-front are drawn in frontFigure; back-side regions are not visible.
+var frontRegions = map[string]region{
+	"upperarm-front": {"upperarm", 0, 0.18, 0.85, 0.5},
+	"forearm":        {"forearm", 0, 0.1, 0.75, 0.7},
+	"glutes":         {"thigh", 1, 0.04, 0.5, 0.4}, // the abductors: outer hip and thigh
+	"thigh-front":    {"thigh", 0, 0.15, 0.85, 0.5},
+	"thigh-inner":    {"thigh", -1, 0.08, 0.7, 0.45},
+	"shin":           {"shank", 0, 0.1, 0.75, 0.45},
+	"calf":           {"shank", 1, 0.08, 0.55, 0.4},
+}
+
+// frontTint draws the tinted parts of one limb segment from a to b; out
+// points to the figure's outside.
+func (t tint) frontTint(s *scene, seg string, a, b vec, w float64, out vec) {
+	for _, name := range regionOrder {
+		col, ok := t[name]
+		r, here := frontRegions[name]
+		if !ok || !here || r.seg != seg {
+			continue
+		}
+		d := b.sub(a)
+		l := d.lenv()
+		if l < 1e-6 {
+			continue
+		}
+		n := vec{-d.Y / l, d.X / l}
+		if n.X*out.X+n.Y*out.Y < 0 {
+			n = n.mul(-1)
+		}
+		ww := w * r.w
+		off := n.mul(r.side * (w - ww) / 2)
+		s.capsule(a.lerp(b, r.t0).add(off), a.lerp(b, r.t1).add(off), ww, col)
+	}
+}
+
+// frontFigure appends the body seen from the front to s.
+func frontFigure(s *scene, b *body, t tint) {
+	c := paint.Body
+	for i, l := range []limb{b.leg2, b.leg} { // the near leg in front
+		out := vec{2*float64(i) - 1, 0}
+		s.capsule(l.end, l.mid, shankW, c)
+		s.capsule(l.heel, l.tip, footW, c)
+		t.frontTint(s, "shank", l.mid, l.end, shankW, out)
+		s.capsule(l.root, l.mid, thighW, c)
+		t.frontTint(s, "thigh", l.root, l.mid, thighW, out)
+	}
+	// torso points in its own frame: x across, y up from the hips
+	up := b.shoulder.sub(b.hip).mul(1 / torsoLen)
+	at := func(x, y float64) vec { return b.hip.add(vec{up.Y, -up.X}.mul(x)).add(up.mul(y)) }
+	s.capsule(at(-hipHalf, 0), at(hipHalf, 0), thighW, c)
+	s.poly(c, at(-hipHalf-3.5, 0), at(hipHalf+3.5, 0), at(shoulderHalf+1, torsoLen-2), at(-shoulderHalf-1, torsoLen-2))
+	s.capsule(at(-shoulderHalf, torsoLen-2), at(shoulderHalf, torsoLen-2), 7, c)
+	s.capsule(b.shoulder, b.neck, 6, c)
+	s.circle(b.head, headR, c)
+	if col, ok := t["neck"]; ok {
+		s.capsule(at(0, torsoLen+1.5), b.neck, 6*0.8, col)
+	}
+	for _, x := range []float64{-1, 1} {
+		if col, ok := t["chest"]; ok {
+			s.capsule(at(x*2.6, torsoLen-6), at(x*6, torsoLen-6.5), 5.5, col)
+		}
+		if col, ok := t["obliques"]; ok {
+			s.capsule(at(x*7, 6), at(x*8, 13), 3.2, col)
+		}
+		if col, ok := t["lats"]; ok {
+			s.capsule(at(x*8.5, torsoLen-6), at(x*7.5, torsoLen-13), 2.6, col)
+		}
+		if col, ok := t["glutes"]; ok {
+			s.circle(at(x*(hipHalf+3.6), 1.5), 3.4, col)
+		}
+		if col, ok := t["hip-front"]; ok {
+			s.circle(at(x*(hipHalf+1.5), 3), 2.6, col)
+		}
+	}
+	if col, ok := t["abs"]; ok {
+		s.capsule(at(0, 5), at(0, 17), 5.2, col)
+	}
+	for i, l := range []limb{b.arm, b.arm2} {
+		out := vec{1 - 2*float64(i), 0}
+		s.capsule(l.root, l.mid, upperArmW, c)
+		t.frontTint(s, "upperarm", l.root, l.mid, upperArmW, out)
+		s.capsule(l.mid, l.end, foreArmW, c)
+		t.frontTint(s, "forearm", l.mid, l.end, foreArmW, out)
+		s.circle(l.tip, handR, c)
+		if col, ok := t["shoulder"]; ok {
+			s.circle(l.root.add(dir(l.a1).mul(1.8)).add(out.mul(0.8)), upperArmW*0.66, col)
+		}
+	}
+}
+
+// frontStatics places the cable's pulley or the band's anchor low beside
+// the figure (default: 30 units out on the near side, by the floor).
+func (d Demo) frontStatics(b *body) statics {
+	var st statics
+	s := &st.back
+	for _, e := range d.equip {
+		switch e {
+		case "cable":
+			p := d.place("cable", place{At: "world", X: 30, Y: 6})
+			st.pulley = anchor(b, p)
+			x := st.pulley.X
+			s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
+			s.circle(st.pulley, 2.6, paint.Iron)
+		case "resistance band":
+			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
+			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
+		}
+	}
+	return st
+}
+
+// frontScene draws one frame of the front view: the figure, what the hands
+// hold, and the cable or band to the template's hook (wrist or ankle).
+func (d Demo) frontScene(b *body, st statics) scene {
+	var s scene
+	hook := b.arm.tip
+	if d.tmpl.Hook == "ankle" {
+		hook = b.leg.end
+	}
+	for _, e := range d.equip {
+		switch e {
+		case "cable":
+			s.capsule(st.pulley, hook, 1.2, paint.Iron)
+		case "resistance band":
+			s.capsule(st.band, hook, 1.5, paint.Accent)
+			if d.tmpl.Hook != "ankle" && !d.single {
+				s.capsule(st.band, b.arm2.tip, 1.5, paint.Accent)
+			}
+		}
+	}
+	frontFigure(&s, b, d.tint)
+	for i, l := range []limb{b.arm, b.arm2} {
+		if i == 1 && d.single {
+			break
+		}
+		for _, e := range d.equip {
+			if e == "dumbbell" || e == "kettlebell" {
+				held(&s, e, l.tip, dir(l.a2), true)
+			}
+		}
+	}
+	if d.tmpl.Hook == "ankle" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
+		s.ring(hook, 3.4, 2, paint.Iron)
+	}
+	return s
+}
