@@ -21,7 +21,7 @@ func publiclyCacheable(h http.Header) bool {
 // TestForgedHostNotInCacheableOutput sends a forged Host and
 // X-Forwarded-Host to the real gateway, configured without docs_url, and
 // checks that no publicly cacheable response shows the forged host, in a
-// header or the body (issue 14, item 8): a cache keyed on the path would
+// header or the body: a cache keyed on the path would
 // serve the attacker's links to everyone. The error envelope of a missing
 // page is no-store, so its docs link may follow the Host.
 func TestForgedHostNotInCacheableOutput(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// Tests of the gateway while the catalog is down or stalled (issue 14,
-// items 1, 6 and 7), against the real binaries.
+// Tests of the gateway while the catalog is down or stalled, against the
+// real binaries.
 
 // catalogOutage is how long TestCatalogRecoveryAfterOutage keeps the catalog
 // down: the issue's 30s. grpc-go's default reconnect backoff (1s growing by

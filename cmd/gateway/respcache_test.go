@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestPaddedQueriesStayBounded replays issue 14's padding against a
+// TestPaddedQueriesStayBounded sends padded query strings to a
 // running gateway: padded spellings of one listing share one cache entry,
 // an overlong query string is refused, and many distinct listings never
 // take the cache past response_cache.max_bytes.
