@@ -42,6 +42,10 @@ type Page struct {
 	// PreviousCursor the id of the first record when HasPreviousPage;
 	// otherwise they are empty.
 	NextCursor, PreviousCursor string
+	// IgnoredWords, for a search, lists the words of the query set aside
+	// because no record matched them together with the others: empty if
+	// every word was used; nil without a query.
+	IgnoredWords []string
 	// positions are those of Exercises in the catalogue that made the
 	// page, for PageJSON.
 	positions []uint32

@@ -42,6 +42,9 @@ type ranked struct {
 	// members, the records of the list, answers for a record no page
 	// reached whether a cursor names a record of the list.
 	members *roaring.Bitmap
+	// ignored lists the words of a search's query that it set aside
+	// (empty if none; nil for a list that is no search).
+	ignored []string
 }
 
 // pendingTier is a tier of a search not reached yet: records may hold
@@ -370,6 +373,7 @@ func (c *Catalogue) rankedPage(r *ranked, limit int, cur cursor, recordCap int) 
 		}
 	}
 	p := newPage(reach, end-start)
+	p.IgnoredWords = r.ignored
 	p.HasPreviousPage, p.HasNextPage = start > 0, end < reach
 	for _, pos := range r.positions(start, end) {
 		p.add(c, pos)

@@ -165,6 +165,13 @@ type searchIndex struct {
 	phrases       map[string]bool
 	longestPhrase int
 
+	// prose holds the words of the records' descriptions, instructions
+	// and tips as written: real words, which a typo correction leaves as
+	// they are ("tight" is no misspelt "eight"). proseSeen holds, until
+	// finish, the texts already read (most tips are shared).
+	prose     map[string]bool
+	proseSeen map[string]bool
+
 	memo map[string][]string // memo of terms, for repeated vocabulary values
 	// singulars holds the written words of each vocabulary value, singular.
 	singulars map[string][]string
@@ -180,7 +187,7 @@ func newSearchIndex(muscles []Muscle) *searchIndex {
 		strength: roaring.New(), loaded: roaring.New(), types: map[string]bool{}, anatomy: map[string]bool{}, muscles: map[string]bool{},
 		equipmentStaples: map[string][]*roaring.Bitmap{}, shortest: map[[2]string][]shortName{},
 		familyNames: map[string][][]string{}, familyEquipment: map[[2]string]int{},
-		equipmentOf: map[uint32][]string{}, phrases: map[string]bool{},
+		equipmentOf: map[uint32][]string{}, phrases: map[string]bool{}, prose: map[string]bool{}, proseSeen: map[string]bool{},
 	}
 	for _, m := range muscles {
 		s.partOf[m.Name] = m.BodyPart
@@ -320,6 +327,14 @@ func (s *searchIndex) add(pos uint32, x *Exercise) {
 	}
 	for _, v := range x.SecondaryMuscles {
 		s.addField(pos, v, false) // a helper matches, but does not confirm
+	}
+	for _, text := range slices.Concat([]string{x.Description}, x.Instructions, x.Tips) {
+		if !s.proseSeen[text] {
+			s.proseSeen[text] = true
+			for _, w := range words(text) {
+				s.prose[w] = true
+			}
+		}
 	}
 	for _, list := range [][]string{x.Equipments, x.TargetMuscles, x.BodyParts, x.ExerciseTypes, {x.Difficulty}} {
 		for _, v := range list {
@@ -613,7 +628,7 @@ func (s *searchIndex) finish() {
 			s.pairOf[pair] = first
 		}
 	}
-	s.memo, s.singulars, s.firstOf = nil, nil, nil
+	s.memo, s.singulars, s.firstOf, s.proseSeen = nil, nil, nil, nil
 }
 
 // checkQuery reports what makes q unusable (see checkText).
@@ -658,19 +673,42 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	units := s.orAnatomy(s.completeWord(s.completeSynonyms(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))))))
 	x := &searchSets{}
 	ms := make([]matches, len(units))
-	var inName, fields []*lazy
 	for i, u := range units {
 		ms[i] = s.unit(u, len(units) > 1, x)
-		inName = append(inName, ms[i].inName)
-		fields = append(fields, ms[i].field)
 	}
-	every := combine(ms, x.lazyAnd)
 	// all, the records that match every unit, are the list, in tiers
 	// that are parts of all: it is computed now, for the total, and the
-	// tiers only when a page reaches them.
-	all := every.anywhere.get()
+	// tiers only when a page reaches them. When no record matches every
+	// unit, some are set aside (see setAside), whatever the filter: the
+	// words a query uses do not depend on it, so that a facet counts what
+	// its filter would list.
+	every := combine(ms, x.lazyAnd)
+	anywhere := every.anywhere.get()
+	ignored := []string{}
+	if anywhere.IsEmpty() && len(units) > 1 {
+		if keep := s.setAside(units, ms); len(keep) > 0 && len(keep) < len(units) {
+			var kept []unit
+			var keptMs []matches
+			for i, u := range units {
+				if slices.Contains(keep, i) {
+					kept, keptMs = append(kept, u), append(keptMs, ms[i])
+				} else {
+					ignored = append(ignored, strings.Join(u.alternatives[0], " "))
+				}
+			}
+			units, ms = kept, keptMs
+			every = combine(ms, x.lazyAnd)
+			anywhere = every.anywhere.get()
+		}
+	}
+	all := anywhere
 	if set.GetCardinality() < c.all.GetCardinality() { // else set is every record
 		all = roaring.And(all, set)
+	}
+	var inName, fields []*lazy
+	for _, m := range ms {
+		inName = append(inName, m.inName)
+		fields = append(fields, m.field)
 	}
 	whole := known(all)
 	// Every tier but the whole-name ones (1 and 4) and the staples (2) is
@@ -839,7 +877,139 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	if s.searchMasksPartition && staplesDisjoint {
 		total = int(all.GetCardinality())
 	}
-	return newDeferredRanked(all, total, pending)
+	r := newDeferredRanked(all, total, pending)
+	r.ignored = ignored
+	return r
+}
+
+// candidate is a unit of a query that matches records: the unit's index
+// and its records within the listing's filter.
+type candidate struct {
+	i    int
+	b    *roaring.Bitmap
+	size uint64
+	kind wordKind
+}
+
+// wordKind says what a unit of a query names, in the order setAside
+// keeps them.
+type wordKind int
+
+const (
+	movementWord wordKind = iota // ends a name: "press", "pull-up"
+	valueWord                    // an equipment, muscle, body part, type or difficulty
+	modifierWord                 // says how: "alternating", "strict"
+)
+
+func (s *searchIndex) kindOf(u unit, m matches) wordKind {
+	for _, alt := range u.alternatives {
+		for _, h := range heads(alt) {
+			if s.head[h] != nil {
+				return movementWord
+			}
+		}
+	}
+	if !m.field.get().IsEmpty() {
+		return valueWord
+	}
+	return modifierWord
+}
+
+// bestSubset returns the largest subset of cs, most specific first, of
+// which matchesAll holds; among subsets of one size, those that keep the
+// first of cs first (lexicographic order of positions), so that the least
+// specific are set aside first. Every single unit matches.
+func bestSubset(cs []candidate, matchesAll func([]candidate) bool) []candidate {
+	for k := len(cs) - 1; k > 1; k-- {
+		pick := make([]int, k)
+		for i := range pick {
+			pick[i] = i
+		}
+		subset := make([]candidate, k)
+		for {
+			for i, p := range pick {
+				subset[i] = cs[p]
+			}
+			if matchesAll(subset) {
+				return subset
+			}
+			// The next combination in lexicographic order.
+			i := k - 1
+			for i >= 0 && pick[i] == len(cs)-k+i {
+				i--
+			}
+			if i < 0 {
+				break
+			}
+			pick[i]++
+			for j := i + 1; j < k; j++ {
+				pick[j] = pick[j-1] + 1
+			}
+		}
+	}
+	return cs[:1]
+}
+
+// maxSetAsideSearch is the most units whose subsets setAside tries in
+// turn; beyond, it sets aside the least specific one at a time.
+const maxSetAsideSearch = 6
+
+// setAside chooses the units to keep of a query that no record matches
+// all of: it sets aside first the units that match nothing, then as few
+// of the others as leaves some record matching: words that say how
+// ("strict", "alternating", "paused"), the rarest first, before those
+// that name equipment, muscles and the like, and these before the words
+// that end names (the movement: "press", "pull-up"), of these the least
+// specific (matching the most records) first. It keeps the most units
+// that some record matches together (of up to maxSetAsideSearch units;
+// beyond, it sets aside one at a time), so no record of the answer could
+// have used more of the query. keep is empty only when no unit matches
+// anything.
+func (s *searchIndex) setAside(units []unit, ms []matches) (keep []int) {
+	var cs []candidate
+	for i, m := range ms {
+		if b := m.anywhere.get(); !b.IsEmpty() {
+			cs = append(cs, candidate{i: i, b: b, size: b.GetCardinality(), kind: s.kindOf(units[i], m)})
+		}
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	// Those to keep most first: a subset that keeps the first ones sets
+	// aside the others. Of the words that say how, the common ones name a
+	// variant ("goblet", "incline") and the rare ones a way of doing it
+	// ("tempo", "paused"): the rare ones go first.
+	slices.SortStableFunc(cs, func(a, b candidate) int {
+		if a.kind == modifierWord && b.kind == modifierWord {
+			return cmp.Compare(b.size, a.size)
+		}
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.size, b.size))
+	})
+	matchesAll := func(subset []candidate) bool {
+		acc := subset[0].b
+		for _, c := range subset[1:] {
+			if !acc.Intersects(c.b) {
+				return false
+			}
+			acc = roaring.And(acc, c.b)
+		}
+		return !acc.IsEmpty()
+	}
+	chosen := cs
+	switch {
+	case matchesAll(cs):
+	case len(cs) <= maxSetAsideSearch:
+		chosen = bestSubset(cs, matchesAll)
+	default:
+		for len(chosen) > 1 && !matchesAll(chosen) {
+			chosen = chosen[:len(chosen)-1]
+		}
+	}
+	for _, c := range chosen {
+		keep = append(keep, c.i)
+	}
+	slices.Sort(keep)
+	return keep
 }
 
 // disjoint reports whether no record is in two of the bitmaps.
@@ -1148,7 +1318,7 @@ func (s *searchIndex) correctSynonyms(units []unit) []unit {
 			continue
 		}
 		w := u.alternatives[0][0]
-		if t := stem(w); len(w) < minSoundLength || isNumber(w) || s.name[t] != nil || s.field[t] != nil || synonyms[t] != nil {
+		if t := stem(w); len(w) < minSoundLength || isNumber(w) || s.name[t] != nil || s.field[t] != nil || synonyms[t] != nil || s.prose[w] {
 			continue
 		}
 		if u.last && len(s.prefixed(w)) > 0 {
@@ -1748,7 +1918,7 @@ func (s *searchIndex) word(w string, prefix, others, correct bool, x *searchSets
 	// are guesses ("row" is typed, "rowing machine" is not).
 	term := s.name[t] != nil || s.field[t] != nil
 	var loose []string
-	if correct && !term {
+	if correct && !term && !s.prose[w] {
 		loose = s.similar(w, others)
 	}
 	if prefix && (len(w) >= 2 || others) {

@@ -366,7 +366,7 @@ func TestSearchSynonymTypos(t *testing.T) {
 		{"abbs", []string{"a1"}},
 		{"abbs crnch", []string{"a1"}},
 		{"pecss", []string{"a2", "a3"}},
-		{"dbb press", nil}, // no "db"
+		{"dbb press", []string{"a2", "a3"}}, // no "db": "dbb" matches nothing and is set aside
 		{"abz", nil},       // three letters: no "abs"
 	})
 	// A last word that begins a written word is being typed.
@@ -740,6 +740,46 @@ func TestSearchErrors(t *testing.T) {
 	}
 }
 
+// TestSearchSetAside: when no record matches every word, words are set
+// aside until some do (first those that match nothing, then words that
+// say how, then equipment and the like, then the movement), the page
+// says which, and the records that match a word set aside too come first.
+func TestSearchSetAside(t *testing.T) {
+	c := mustNew(t, rivalFile())
+	for _, tc := range []struct {
+		q       string
+		ignored []string
+		want    []string
+	}{
+		{"barbell press", []string{}, nil}, // every word used
+		{"strict barbell press", []string{"strict"}, nil},
+		{"press strict", []string{"strict"}, nil},
+		// "cable" names an equipment, "press" the movement: the press
+		// is kept; the cable presses do not exist.
+		{"cable press", []string{"cable"}, nil},
+		// Of two words that say how, the rarer is set aside: "kroc"
+		// names one row, "paused" three records.
+		{"paused kroc dumbbell press", []string{"kroc"}, []string{"q02"}},
+		// More words kept first: the tempo fly keeps two of three.
+		{"tempo row fly", []string{"row"}, []string{"f07"}},
+		{"zzzz qqqq", []string{}, nil}, // nothing matches any word: nothing is set aside
+	} {
+		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(p.IgnoredWords, tc.ignored) || p.IgnoredWords == nil {
+			t.Errorf("%q: ignored %q, want %q", tc.q, p.IgnoredWords, tc.ignored)
+		}
+		if tc.want != nil && !slices.Equal(ids(p.Exercises), tc.want) {
+			t.Errorf("%q: %v, want %v", tc.q, ids(p.Exercises), tc.want)
+		}
+	}
+	if p, _ := c.List(Filter{BodyParts: []string{"chest"}}, PageRequest{}); p.IgnoredWords != nil {
+		t.Errorf("a listing without a query: ignored %q, want nil", p.IgnoredWords)
+	}
+}
+
 // rivalFile is a catalogue of chest and back families for the staples of
 // rival forms, equipments and "and": a press of 16 records, 5 of them
 // with dumbbells, a fly of 9 (one with a cable), a dip of 4 and a row of
@@ -812,7 +852,8 @@ func TestSearchRankingAndLeaders(t *testing.T) {
 	c := mustNew(t, rivalFile())
 	checkRanking(t, c, []rankingCase{
 		{"chest and back", []string{"p00", "r00", "q01", "f00", "d00", "d01", "d02", "d03", "e00", "q00"}},
-		{"chest back", nil}, // both at once: none
+		// Both at once: none; the less specific, chest, is set aside.
+		{"chest back", []string{"r00", "r01", "r02", "r03", "r04", "s00", "s01", "s02"}},
 	})
 }
 
