@@ -367,7 +367,7 @@ func TestSearchSynonymTypos(t *testing.T) {
 		{"abbs crnch", []string{"a1"}},
 		{"pecss", []string{"a2", "a3"}},
 		{"dbb press", []string{"a2", "a3"}}, // no "db": "dbb" matches nothing and is set aside
-		{"abz", nil},       // three letters: no "abs"
+		{"abz", nil},                        // three letters: no "abs"
 	})
 	// A last word that begins a written word is being typed.
 	add("a4", "pecssy row", "cable", "pectoralis major")
