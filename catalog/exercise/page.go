@@ -78,8 +78,7 @@ func (c *Catalogue) List(f Filter, p PageRequest) (Page, error) {
 		return Page{}, err
 	}
 	if f.Query != "" {
-		k := "search|" + strings.Join(words(f.Query), " ") + "|" + key
-		r := c.ranking(k, func() *ranked { return c.search(f.Query, set) })
+		r := c.ranking(searchKey(f.Query, key), func() *ranked { return c.search(f.Query, set) })
 		return c.rankedPage(r, limit, cur, p.RecordCap)
 	}
 
@@ -101,6 +100,12 @@ func (c *Catalogue) List(f Filter, p PageRequest) (Page, error) {
 		return w.backward(cur.pos)
 	}
 	return w.forward(cur)
+}
+
+// searchKey is the key of the ranked list of a search for q in the
+// records of the filter whose key is filter.
+func searchKey(q, filter string) string {
+	return "search|" + strings.Join(words(q), " ") + "|" + filter
 }
 
 // pageArgs checks the parts of a page request that every listing shares and

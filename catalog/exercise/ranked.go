@@ -42,6 +42,9 @@ type ranked struct {
 	// members, the records of the list, answers for a record no page
 	// reached whether a cursor names a record of the list.
 	members *roaring.Bitmap
+	// records holds the records of a search's list, for the facets that
+	// count them (members is dropped once every tier is reached).
+	records *roaring.Bitmap
 	// ignored lists the words of a search's query that it set aside
 	// (empty if none; nil for a list that is no search).
 	ignored []string
@@ -247,7 +250,7 @@ func (r *ranked) add(t *tier) {
 func (r *ranked) next() bool {
 	for {
 		sp := &r.split
-		for len(sp.masks) > 0 && !(sp.disjoint && sp.left == 0) {
+		for len(sp.masks) > 0 && sp.left > 0 {
 			m := sp.masks[0]
 			sp.masks = sp.masks[1:]
 			t := &tier{a: sp.a, b: m, size: int(sp.a.AndCardinality(m))}
@@ -258,6 +261,10 @@ func (r *ranked) next() bool {
 			// Within m: the part is a, not a copy.
 			t.whole = t.size == int(sp.a.GetCardinality())
 			r.add(t)
+			if !sp.disjoint {
+				// A record of two masks is in the part of the first only.
+				sp.a = roaring.AndNot(sp.a, m)
+			}
 			return true
 		}
 		if len(r.pending) == 0 {

@@ -54,8 +54,9 @@ func TestDeferredRanked(t *testing.T) {
 		for _, b := range raw {
 			d := roaring.AndNot(b, taken)
 			taken.Or(d)
-			for _, m := range masks {
+			for _, m := range masks { // a record of two masks in the first's part only
 				want = append(want, roaring.And(d, m).ToArray()...)
+				d = roaring.AndNot(d, m)
 			}
 		}
 

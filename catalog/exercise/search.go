@@ -878,7 +878,7 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		total = int(all.GetCardinality())
 	}
 	r := newDeferredRanked(all, total, pending)
-	r.ignored = ignored
+	r.ignored, r.records = ignored, all
 	return r
 }
 

@@ -740,6 +740,20 @@ func TestSearchErrors(t *testing.T) {
 	}
 }
 
+// TestSearchRepeatedWord: a word typed twice names its staples twice,
+// and the list still holds each record once, its total counting them once.
+func TestSearchRepeatedWord(t *testing.T) {
+	c := mustNew(t, searchFile(400, 7))
+	got, _, total := collect(t, c, Filter{Query: "dumbbell dumbbell"}, MaxLimit)
+	distinct := map[string]bool{}
+	for _, id := range got {
+		distinct[id] = true
+	}
+	if len(distinct) != len(got) || total != len(got) || total == 0 {
+		t.Errorf("%d records, %d distinct, total %d", len(got), len(distinct), total)
+	}
+}
+
 // TestSearchSetAside: when no record matches every word, words are set
 // aside until some do (first those that match nothing, then words that
 // say how, then equipment and the like, then the movement), the page

@@ -1,0 +1,110 @@
+package exercise
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestFacetsEqualListingTotals: over random queries, filters and record
+// caps, each facet's count of a value is the total of the listing that
+// asks for that value in the facet's own field (its other values
+// dropped), and a value left out counts nothing.
+func TestFacetsEqualListingTotals(t *testing.T) {
+	f := searchFile(400, 7)
+	c := mustNew(t, f)
+	v := f.Vocabularies
+	type field struct {
+		facet  Facet
+		values []string
+		set    func(*Filter, []string)
+	}
+	fields := []field{
+		{FacetBodyParts, Names(v.BodyParts), func(f *Filter, vs []string) { f.BodyParts = vs }},
+		{FacetEquipments, Names(v.Equipments), func(f *Filter, vs []string) { f.Equipments = vs }},
+		{FacetDifficulty, Names(v.Difficulties), func(f *Filter, vs []string) { f.Difficulties = vs }},
+		{FacetExerciseTypes, Names(v.ExerciseTypes), func(f *Filter, vs []string) { f.ExerciseTypes = vs }},
+		{FacetTargetMuscles, Names(v.Muscles), func(f *Filter, vs []string) { f.TargetMuscles = vs }},
+	}
+	words := []string{"dumbbell", "press", "curl", "row", "squat", "incline", "hammer", "chest", "strict", "zzz", ""}
+	rng := rand.New(rand.NewPCG(3, 5))
+	var counted int
+	for i := range 150 {
+		var flt Filter
+		for range rng.IntN(3) {
+			fl := fields[rng.IntN(len(fields))]
+			fl.set(&flt, []string{fl.values[rng.IntN(len(fl.values))], fl.values[rng.IntN(len(fl.values))]})
+		}
+		if w := words[rng.IntN(len(words))]; w != "" {
+			flt.Query = w + " " + words[rng.IntN(len(words)-1)]
+		}
+		recordCap := 0
+		if rng.IntN(3) == 0 {
+			recordCap = 1 + rng.IntN(20)
+		}
+		var facets []Facet
+		for _, fl := range fields {
+			facets = append(facets, fl.facet)
+		}
+		got, err := c.Facets(flt, facets, recordCap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, fl := range fields {
+			name := fmt.Sprintf("%d: filter %+v, cap %d, facet %s", i, flt, recordCap, fl.facet)
+			if got[j].Facet != fl.facet {
+				t.Fatalf("%s: facet %s in its place", name, got[j].Facet)
+			}
+			counts := map[string]int{}
+			for _, vc := range got[j].Values {
+				counts[vc.Value] = vc.Count
+			}
+			for _, value := range fl.values {
+				one := flt
+				fl.set(&one, []string{value})
+				p, err := c.List(one, PageRequest{RecordCap: recordCap, Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if counts[value] != p.Total {
+					t.Fatalf("%s: %q counts %d, its listing totals %d", name, value, counts[value], p.Total)
+				}
+				counted += p.Total
+			}
+		}
+	}
+	if counted == 0 {
+		t.Fatal("no facet counted anything: the cases test nothing")
+	}
+}
+
+// TestFacetsOrderAndErrors: values come most records first, ties by
+// name; a facet of the movement patterns counts each pattern; a bad
+// filter is the listing's error.
+func TestFacetsOrderAndErrors(t *testing.T) {
+	c := mustNew(t, rivalFile())
+	got, err := c.Facets(Filter{Query: "dumbbell"}, []Facet{FacetEquipments, FacetMovementPatterns}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []FacetCounts{
+		{FacetEquipments, []ValueCount{{"dumbbell", 13}}},
+		{FacetMovementPatterns, []ValueCount{{"push", 13}}},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	got, _ = c.Facets(Filter{}, []Facet{FacetEquipments}, 4)
+	if !slices.IsSortedFunc(got[0].Values, func(a, b ValueCount) int { return b.Count - a.Count }) || got[0].Values[0].Count != 4 {
+		t.Errorf("capped at 4: %v", got)
+	}
+	if _, err := c.Facets(Filter{BodyParts: []string{"wings"}}, []Facet{FacetBodyParts}, 0); err == nil {
+		t.Error("an unknown body part: no error")
+	}
+	for _, f := range AllFacets {
+		if g, ok := ParseFacet(f.String()); !ok || g != f {
+			t.Errorf("%s does not parse back", f)
+		}
+	}
+}
