@@ -2,6 +2,7 @@ package grpcapi
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -153,6 +154,12 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		page, err = c.List(filter, pr)
 	}
 	include, unknown := contentMask(req.GetInclude())
+	facets, badFacets := facetList(req.GetFacets(), rel != nil)
+	unknown = append(unknown, badFacets...)
+	var counts []exercise.FacetCounts
+	if err == nil && len(facets) > 0 && len(unknown) == 0 {
+		counts, err = c.Facets(filter, facets, pr.RecordCap)
+	}
 	if err != nil || unknown != nil {
 		if rel != nil {
 			err = notFound(err, "related.id", rel.GetId())
@@ -166,6 +173,8 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		NextCursor:       page.NextCursor,
 		PreviousCursor:   page.PreviousCursor,
 		CatalogueVersion: c.Version(),
+		IgnoredWords:     page.IgnoredWords,
+		Facets:           facetsProto(counts),
 	}
 	if req.GetJson() {
 		out.ExercisesJson = make([]*catalogv1.ExerciseJSON, len(page.Exercises))
@@ -287,6 +296,48 @@ func contentMask(fields []catalogv1.ContentField) (content, []exercise.FieldErro
 		}
 	}
 	return m, bad
+}
+
+// facetList returns the facets asked for, each once, and a violation for
+// each number that names no facet, or for facets on a related list.
+func facetList(in []catalogv1.Facet, related bool) ([]exercise.Facet, []exercise.FieldError) {
+	var (
+		out []exercise.Facet
+		bad []exercise.FieldError
+	)
+	for _, f := range in {
+		switch {
+		case f == catalogv1.Facet_FACET_UNSPECIFIED:
+		case f >= catalogv1.Facet_FACET_BODY_PARTS && f <= catalogv1.Facet_FACET_MOVEMENT_PATTERNS:
+			// The enum's numbers are exercise.Facet's.
+			if ef := exercise.Facet(f); !slices.Contains(out, ef) {
+				out = append(out, ef)
+			}
+		case len(bad) < maxViolations:
+			bad = append(bad, exercise.FieldError{Field: fieldFacets, Value: f.String(),
+				Description: "is not a facet (want FACET_BODY_PARTS, FACET_EQUIPMENTS, FACET_DIFFICULTY, FACET_EXERCISE_TYPES, FACET_TARGET_MUSCLES or FACET_MOVEMENT_PATTERNS)"})
+		}
+	}
+	if related && len(out) > 0 {
+		bad = append(bad, exercise.FieldError{Field: fieldFacets, Value: out[0].String(),
+			Description: "cannot be combined with related: facets count the general listing"})
+	}
+	return out, bad
+}
+
+func facetsProto(counts []exercise.FacetCounts) []*catalogv1.FacetCounts {
+	if len(counts) == 0 {
+		return nil
+	}
+	out := make([]*catalogv1.FacetCounts, len(counts))
+	for i, fc := range counts {
+		values := make([]*catalogv1.ValueCount, len(fc.Values))
+		for j, v := range fc.Values {
+			values[j] = &catalogv1.ValueCount{Value: v.Value, Count: int32(v.Count)}
+		}
+		out[i] = &catalogv1.FacetCounts{Facet: catalogv1.Facet(fc.Facet), Values: values}
+	}
+	return out
 }
 
 func (m content) has(f catalogv1.ContentField) bool { return m&(1<<f) != 0 }

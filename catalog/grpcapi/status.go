@@ -47,6 +47,9 @@ var fieldPaths = map[string]string{
 // catalogue knows nothing of content masks.
 const fieldInclude = "include"
 
+// fieldFacets names ListExercisesRequest.facets in a FieldError.
+const fieldFacets = "facets"
+
 // relabelRelated adapts the violations in err, an error of a related
 // listing: the id is the field related.id, and the relation is reported
 // as sent, since an unknown number has no catalogue Relation to name it.

@@ -101,6 +101,33 @@ type ListRequest struct {
 	// as it is, for the catalog to refuse: it never means no relation.
 	RelatedTo string
 	Relation  Relation
+	// Facets are the facets to count, each once.
+	Facets []Facet
+}
+
+// Facet is a field whose values a listing counts; see the catalog's Facet.
+type Facet int
+
+// The facets.
+const (
+	FacetBodyParts        = Facet(catalogv1.Facet_FACET_BODY_PARTS)
+	FacetEquipments       = Facet(catalogv1.Facet_FACET_EQUIPMENTS)
+	FacetDifficulty       = Facet(catalogv1.Facet_FACET_DIFFICULTY)
+	FacetExerciseTypes    = Facet(catalogv1.Facet_FACET_EXERCISE_TYPES)
+	FacetTargetMuscles    = Facet(catalogv1.Facet_FACET_TARGET_MUSCLES)
+	FacetMovementPatterns = Facet(catalogv1.Facet_FACET_MOVEMENT_PATTERNS)
+)
+
+// FacetCounts are the counts of one facet's values, most records first.
+type FacetCounts struct {
+	Facet  Facet
+	Values []ValueCount
+}
+
+// ValueCount is a value of a facet and the number of records it counts.
+type ValueCount struct {
+	Value string
+	Count int
 }
 
 // Page is one page of a listing. Its exercises are read with Len and
@@ -115,6 +142,11 @@ type Page struct {
 	HasNextPage, HasPreviousPage bool
 	NextCursor, PreviousCursor   string // empty when absent
 	Version                      string
+	// IgnoredWords, for a search, are the words of the query it set
+	// aside; empty when it used them all.
+	IgnoredWords []string
+	// Facets are the counts the request asked for, in its order.
+	Facets []FacetCounts
 }
 
 // ExerciseType is an entry of the exercise type list.
@@ -282,6 +314,9 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		Include:   req.Include.fields(),
 		Json:      true,
 	}
+	for _, f := range req.Facets {
+		in.Facets = append(in.Facets, catalogv1.Facet(f))
+	}
 	if req.Relation != 0 {
 		in.Related = &catalogv1.Related{Id: req.RelatedTo, Relation: catalogv1.Relation(req.Relation)}
 	}
@@ -306,7 +341,24 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		NextCursor:      r.NextCursor,
 		PreviousCursor:  r.PreviousCursor,
 		Version:         r.CatalogueVersion,
+		IgnoredWords:    r.IgnoredWords,
+		Facets:          facetCounts(r.Facets),
 	}, nil
+}
+
+func facetCounts(in []*catalogv1.FacetCounts) []FacetCounts {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]FacetCounts, len(in))
+	for i, fc := range in {
+		values := make([]ValueCount, len(fc.GetValues()))
+		for j, v := range fc.GetValues() {
+			values[j] = ValueCount{Value: v.GetValue(), Count: int(v.GetCount())}
+		}
+		out[i] = FacetCounts{Facet: Facet(fc.GetFacet()), Values: values}
+	}
+	return out
 }
 
 // Len is the number of exercises on the page.

@@ -29,6 +29,14 @@ type (
 		HasPreviousPage bool    `json:"hasPreviousPage"`
 		NextCursor      *string `json:"nextCursor"`
 		PreviousCursor  *string `json:"previousCursor"`
+		// Search is present whenever q is.
+		Search *searchMeta `json:"search,omitempty"`
+		// Facets is present whenever facets is.
+		Facets facetsJSON `json:"facets,omitempty"`
+	}
+	searchMeta struct {
+		// IgnoredWords is never null: [] when every word was used.
+		IgnoredWords []string `json:"ignoredWords"`
 	}
 	// exerciseJSON is an exercise as the catalog encoded it, with the
 	// product's image URL (see MarshalJSON).
@@ -91,7 +99,14 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 			HasPreviousPage: page.HasPreviousPage,
 			NextCursor:      cursor(page.NextCursor),
 			PreviousCursor:  cursor(page.PreviousCursor),
+			Facets:          page.Facets,
 		}}
+		if req.Filter.Query != "" {
+			body.Meta.Search = &searchMeta{IgnoredWords: page.IgnoredWords}
+			if body.Meta.Search.IgnoredWords == nil {
+				body.Meta.Search.IgnoredWords = []string{}
+			}
+		}
 		for i := range page.Len() {
 			body.Data = append(body.Data, a.present(st, page.JSON(i), req.Media))
 		}

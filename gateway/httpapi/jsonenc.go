@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/pkg/bufpool"
 	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
@@ -37,6 +38,15 @@ func encode(v any) ([]byte, error) {
 		b = appendNullable(b, v.Meta.NextCursor)
 		b = append(b, `,"previousCursor":`...)
 		b = appendNullable(b, v.Meta.PreviousCursor)
+		if v.Meta.Search != nil {
+			b = append(b, `,"search":{"ignoredWords":`...)
+			b = appendStrings(b, v.Meta.Search.IgnoredWords)
+			b = append(b, '}')
+		}
+		if len(v.Meta.Facets) > 0 {
+			b = append(b, `,"facets":`...)
+			b = v.Meta.Facets.append(b)
+		}
 		b = append(b, `},"data":`...)
 		if v.Data == nil {
 			b = append(b, "null"...)
@@ -87,6 +97,49 @@ func (x *exerciseJSON) size() int { return exercisejson.Size(x.Head, x.Image, x.
 
 // MarshalJSON writes the exercise as encode does, for encoding/json.
 func (x exerciseJSON) MarshalJSON() ([]byte, error) { return x.append(nil), nil }
+
+// appendStrings appends ss as a JSON array; nil as null.
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = exercisejson.AppendString(b, s)
+	}
+	return append(b, ']')
+}
+
+// facetsJSON is meta.facets: an object of the facets in the order asked,
+// each an object of its values, most records first.
+type facetsJSON []catalogclient.FacetCounts
+
+func (f facetsJSON) append(b []byte) []byte {
+	b = append(b, '{')
+	for i, fc := range f {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = exercisejson.AppendString(b, facetName(fc.Facet))
+		b = append(b, ":{"...)
+		for j, v := range fc.Values {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = exercisejson.AppendString(b, v.Value)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(v.Count), 10)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON keeps the order, which a map would not.
+func (f facetsJSON) MarshalJSON() ([]byte, error) { return f.append(nil), nil }
 
 func appendNullable(b []byte, s *string) []byte {
 	if s == nil {

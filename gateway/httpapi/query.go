@@ -41,6 +41,7 @@ type listParams struct {
 	name    bool // takes the name search
 	query   bool // takes q, the ranked search
 	include bool // takes include, the content fields to add
+	facets  bool // takes facets, the counts to add
 }
 
 var (
@@ -50,6 +51,7 @@ var (
 		name:    true,
 		query:   true,
 		include: true,
+		facets:  true,
 	}
 	// relationParams are the general listing's but q: a relation list has
 	// its own order.
@@ -99,6 +101,55 @@ func parseInclude(values []string) (set catalogclient.Content, media bool, err e
 	return set, media, nil
 }
 
+// facetNames are the values of facets, in the order error messages list
+// them, each with the catalog's facet.
+var facetNames = []namedFacet{
+	{"bodyParts", catalogclient.FacetBodyParts},
+	{"equipments", catalogclient.FacetEquipments},
+	{"difficulty", catalogclient.FacetDifficulty},
+	{"exerciseTypes", catalogclient.FacetExerciseTypes},
+	{"targetMuscles", catalogclient.FacetTargetMuscles},
+	{"movementPatterns", catalogclient.FacetMovementPatterns},
+}
+
+type namedFacet struct {
+	name  string
+	facet catalogclient.Facet
+}
+
+// parseFacets reads facets: comma-separated facet names, matched as
+// include's values are (case and surrounding spaces ignored, blanks and
+// repeats dropped), in the order first sent.
+func parseFacets(values []string) ([]catalogclient.Facet, error) {
+	var out []catalogclient.Facet
+	for _, v := range values {
+		for _, sent := range strings.Split(v, ",") {
+			item := strings.TrimSpace(sent)
+			if item == "" {
+				continue
+			}
+			i := slices.IndexFunc(facetNames, func(f namedFacet) bool { return strings.EqualFold(f.name, item) })
+			if i < 0 {
+				return nil, badRequest("facets: %s is not a facet; facets takes bodyParts, equipments, difficulty, exerciseTypes, targetMuscles and movementPatterns (comma-separated).", queryparam.Show(item))
+			}
+			if f := facetNames[i].facet; !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
+}
+
+// facetName is the public name of a facet.
+func facetName(f catalogclient.Facet) string {
+	for _, n := range facetNames {
+		if n.facet == f {
+			return n.name
+		}
+	}
+	return ""
+}
+
 func (p listParams) names(paging bool) []string {
 	out := slices.Clone(p.filters)
 	if p.name {
@@ -109,6 +160,9 @@ func (p listParams) names(paging bool) []string {
 	}
 	if p.include {
 		out = append(out, "include")
+	}
+	if p.facets {
+		out = append(out, "facets")
 	}
 	if paging {
 		out = append(out, "limit", "after", "before")
@@ -156,6 +210,11 @@ func parseList(raw string, p listParams) (listQuery, error) {
 	}
 	if p.include {
 		if req.Include, req.Media, err = parseInclude(values["include"]); err != nil {
+			return req, err
+		}
+	}
+	if p.facets {
+		if req.Facets, err = parseFacets(values["facets"]); err != nil {
 			return req, err
 		}
 	}
@@ -224,6 +283,10 @@ func listKey(req *listQuery) string {
 		b = appendPart(b, v)
 	}
 	b = binary.AppendUvarint(b, uint64(req.Include))
+	b = binary.AppendUvarint(b, uint64(len(req.Facets)))
+	for _, f := range req.Facets { // in order: the counts come in it
+		b = binary.AppendUvarint(b, uint64(f))
+	}
 	b = strconv.AppendBool(b, req.Media)
 	b = binary.AppendUvarint(b, uint64(req.Limit))
 	return string(b)

@@ -147,6 +147,75 @@ func (Relation) EnumDescriptor() ([]byte, []int) {
 	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{1}
 }
 
+// Facet is a field whose values a listing can count.
+type Facet int32
+
+const (
+	// No facet; ignored.
+	Facet_FACET_UNSPECIFIED Facet = 0
+	// The body parts.
+	Facet_FACET_BODY_PARTS Facet = 1
+	// The equipments.
+	Facet_FACET_EQUIPMENTS Facet = 2
+	// The difficulties.
+	Facet_FACET_DIFFICULTY Facet = 3
+	// The exercise types.
+	Facet_FACET_EXERCISE_TYPES Facet = 4
+	// The target muscles.
+	Facet_FACET_TARGET_MUSCLES Facet = 5
+	// The movement patterns.
+	Facet_FACET_MOVEMENT_PATTERNS Facet = 6
+)
+
+// Enum value maps for Facet.
+var (
+	Facet_name = map[int32]string{
+		0: "FACET_UNSPECIFIED",
+		1: "FACET_BODY_PARTS",
+		2: "FACET_EQUIPMENTS",
+		3: "FACET_DIFFICULTY",
+		4: "FACET_EXERCISE_TYPES",
+		5: "FACET_TARGET_MUSCLES",
+		6: "FACET_MOVEMENT_PATTERNS",
+	}
+	Facet_value = map[string]int32{
+		"FACET_UNSPECIFIED":       0,
+		"FACET_BODY_PARTS":        1,
+		"FACET_EQUIPMENTS":        2,
+		"FACET_DIFFICULTY":        3,
+		"FACET_EXERCISE_TYPES":    4,
+		"FACET_TARGET_MUSCLES":    5,
+		"FACET_MOVEMENT_PATTERNS": 6,
+	}
+)
+
+func (x Facet) Enum() *Facet {
+	p := new(Facet)
+	*p = x
+	return p
+}
+
+func (x Facet) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Facet) Descriptor() protoreflect.EnumDescriptor {
+	return file_exercisedb_catalog_v1_catalog_proto_enumTypes[2].Descriptor()
+}
+
+func (Facet) Type() protoreflect.EnumType {
+	return &file_exercisedb_catalog_v1_catalog_proto_enumTypes[2]
+}
+
+func (x Facet) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Facet.Descriptor instead.
+func (Facet) EnumDescriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{2}
+}
+
 // Exercise is one record of the catalogue.
 type Exercise struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -527,7 +596,11 @@ type ListExercisesRequest struct {
 	// When set, the reply carries the page's exercises in exercises_json
 	// rather than in exercises. A catalog older than this field fills
 	// exercises whatever it is, so a client reads whichever is filled.
-	Json          bool `protobuf:"varint,8,opt,name=json,proto3" json:"json,omitempty"`
+	Json bool `protobuf:"varint,8,opt,name=json,proto3" json:"json,omitempty"`
+	// Facets to count (see ListExercisesResponse.facets), each once;
+	// FACET_UNSPECIFIED is ignored, a number that names no facet is
+	// INVALID_ARGUMENT naming it. Cannot be combined with related.
+	Facets        []Facet `protobuf:"varint,9,rep,packed,name=facets,proto3,enum=exercisedb.catalog.v1.Facet" json:"facets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -618,6 +691,127 @@ func (x *ListExercisesRequest) GetJson() bool {
 	return false
 }
 
+func (x *ListExercisesRequest) GetFacets() []Facet {
+	if x != nil {
+		return x.Facets
+	}
+	return nil
+}
+
+// FacetCounts are the counts of one facet's values: for each value, the
+// number of records that the listing would hold with the facet's own
+// filter field asking for that value alone (the query and the other
+// fields apply), at most record_cap. Values that count no record are left
+// out; the most records first, ties in name order.
+type FacetCounts struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The facet counted.
+	Facet Facet `protobuf:"varint,1,opt,name=facet,proto3,enum=exercisedb.catalog.v1.Facet" json:"facet,omitempty"`
+	// Its values and their counts.
+	Values        []*ValueCount `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FacetCounts) Reset() {
+	*x = FacetCounts{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FacetCounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FacetCounts) ProtoMessage() {}
+
+func (x *FacetCounts) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FacetCounts.ProtoReflect.Descriptor instead.
+func (*FacetCounts) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *FacetCounts) GetFacet() Facet {
+	if x != nil {
+		return x.Facet
+	}
+	return Facet_FACET_UNSPECIFIED
+}
+
+func (x *FacetCounts) GetValues() []*ValueCount {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+// ValueCount is a value of a facet and the records it counts.
+type ValueCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The value, as its reference list spells it.
+	Value string `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	// The number of records.
+	Count         int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValueCount) Reset() {
+	*x = ValueCount{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValueCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValueCount) ProtoMessage() {}
+
+func (x *ValueCount) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValueCount.ProtoReflect.Descriptor instead.
+func (*ValueCount) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ValueCount) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *ValueCount) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
 // ListExercisesResponse is one page of a listing.
 type ListExercisesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -643,13 +837,20 @@ type ListExercisesResponse struct {
 	// The page's exercises, in the order of exercises, when the request set
 	// json; exercises is then empty.
 	ExercisesJson []*ExerciseJSON `protobuf:"bytes,8,rep,name=exercises_json,json=exercisesJson,proto3" json:"exercises_json,omitempty"`
+	// For a search (filter.query), the words of the query set aside because
+	// no exercise matched them together with the others: first those that
+	// match nothing, then words that say how, then equipment and the like,
+	// then the movement. Empty when every word was used.
+	IgnoredWords []string `protobuf:"bytes,9,rep,name=ignored_words,json=ignoredWords,proto3" json:"ignored_words,omitempty"`
+	// The counts of the facets the request asked for, in its order.
+	Facets        []*FacetCounts `protobuf:"bytes,10,rep,name=facets,proto3" json:"facets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListExercisesResponse) Reset() {
 	*x = ListExercisesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -661,7 +862,7 @@ func (x *ListExercisesResponse) String() string {
 func (*ListExercisesResponse) ProtoMessage() {}
 
 func (x *ListExercisesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -674,7 +875,7 @@ func (x *ListExercisesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExercisesResponse.ProtoReflect.Descriptor instead.
 func (*ListExercisesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{4}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListExercisesResponse) GetExercises() []*Exercise {
@@ -733,6 +934,20 @@ func (x *ListExercisesResponse) GetExercisesJson() []*ExerciseJSON {
 	return nil
 }
 
+func (x *ListExercisesResponse) GetIgnoredWords() []string {
+	if x != nil {
+		return x.IgnoredWords
+	}
+	return nil
+}
+
+func (x *ListExercisesResponse) GetFacets() []*FacetCounts {
+	if x != nil {
+		return x.Facets
+	}
+	return nil
+}
+
 // ExerciseJSON is an exercise in the public API's JSON (the gateway's),
 // encoded once per catalogue version, in fragments around what the client
 // adds: the image URL it renders from the media key, and the closing
@@ -756,7 +971,7 @@ type ExerciseJSON struct {
 
 func (x *ExerciseJSON) Reset() {
 	*x = ExerciseJSON{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -768,7 +983,7 @@ func (x *ExerciseJSON) String() string {
 func (*ExerciseJSON) ProtoMessage() {}
 
 func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -781,7 +996,7 @@ func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseJSON.ProtoReflect.Descriptor instead.
 func (*ExerciseJSON) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ExerciseJSON) GetHead() []byte {
@@ -826,7 +1041,7 @@ type GetExerciseRequest struct {
 
 func (x *GetExerciseRequest) Reset() {
 	*x = GetExerciseRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -838,7 +1053,7 @@ func (x *GetExerciseRequest) String() string {
 func (*GetExerciseRequest) ProtoMessage() {}
 
 func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -851,7 +1066,7 @@ func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseRequest.ProtoReflect.Descriptor instead.
 func (*GetExerciseRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetExerciseRequest) GetId() string {
@@ -884,7 +1099,7 @@ type GetExerciseResponse struct {
 
 func (x *GetExerciseResponse) Reset() {
 	*x = GetExerciseResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -896,7 +1111,7 @@ func (x *GetExerciseResponse) String() string {
 func (*GetExerciseResponse) ProtoMessage() {}
 
 func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -909,7 +1124,7 @@ func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseResponse.ProtoReflect.Descriptor instead.
 func (*GetExerciseResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetExerciseResponse) GetExercise() *Exercise {
@@ -942,7 +1157,7 @@ type ListBodyPartsRequest struct {
 
 func (x *ListBodyPartsRequest) Reset() {
 	*x = ListBodyPartsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +1169,7 @@ func (x *ListBodyPartsRequest) String() string {
 func (*ListBodyPartsRequest) ProtoMessage() {}
 
 func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +1182,7 @@ func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsRequest.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
 }
 
 // ListBodyPartsResponse lists the body parts.
@@ -983,7 +1198,7 @@ type ListBodyPartsResponse struct {
 
 func (x *ListBodyPartsResponse) Reset() {
 	*x = ListBodyPartsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -995,7 +1210,7 @@ func (x *ListBodyPartsResponse) String() string {
 func (*ListBodyPartsResponse) ProtoMessage() {}
 
 func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1008,7 +1223,7 @@ func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsResponse.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListBodyPartsResponse) GetBodyParts() []string {
@@ -1038,7 +1253,7 @@ type Muscle struct {
 
 func (x *Muscle) Reset() {
 	*x = Muscle{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1050,7 +1265,7 @@ func (x *Muscle) String() string {
 func (*Muscle) ProtoMessage() {}
 
 func (x *Muscle) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,7 +1278,7 @@ func (x *Muscle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Muscle.ProtoReflect.Descriptor instead.
 func (*Muscle) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Muscle) GetName() string {
@@ -1089,7 +1304,7 @@ type ListMusclesRequest struct {
 
 func (x *ListMusclesRequest) Reset() {
 	*x = ListMusclesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1101,7 +1316,7 @@ func (x *ListMusclesRequest) String() string {
 func (*ListMusclesRequest) ProtoMessage() {}
 
 func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1114,7 +1329,7 @@ func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesRequest.ProtoReflect.Descriptor instead.
 func (*ListMusclesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
 }
 
 // ListMusclesResponse lists the muscles.
@@ -1130,7 +1345,7 @@ type ListMusclesResponse struct {
 
 func (x *ListMusclesResponse) Reset() {
 	*x = ListMusclesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1142,7 +1357,7 @@ func (x *ListMusclesResponse) String() string {
 func (*ListMusclesResponse) ProtoMessage() {}
 
 func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1155,7 +1370,7 @@ func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesResponse.ProtoReflect.Descriptor instead.
 func (*ListMusclesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListMusclesResponse) GetMuscles() []*Muscle {
@@ -1187,7 +1402,7 @@ type ExerciseType struct {
 
 func (x *ExerciseType) Reset() {
 	*x = ExerciseType{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1414,7 @@ func (x *ExerciseType) String() string {
 func (*ExerciseType) ProtoMessage() {}
 
 func (x *ExerciseType) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1427,7 @@ func (x *ExerciseType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseType.ProtoReflect.Descriptor instead.
 func (*ExerciseType) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExerciseType) GetName() string {
@@ -1245,7 +1460,7 @@ type ListExerciseTypesRequest struct {
 
 func (x *ListExerciseTypesRequest) Reset() {
 	*x = ListExerciseTypesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1257,7 +1472,7 @@ func (x *ListExerciseTypesRequest) String() string {
 func (*ListExerciseTypesRequest) ProtoMessage() {}
 
 func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1270,7 +1485,7 @@ func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesRequest.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
 }
 
 // ListExerciseTypesResponse lists the exercise types.
@@ -1286,7 +1501,7 @@ type ListExerciseTypesResponse struct {
 
 func (x *ListExerciseTypesResponse) Reset() {
 	*x = ListExerciseTypesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1513,7 @@ func (x *ListExerciseTypesResponse) String() string {
 func (*ListExerciseTypesResponse) ProtoMessage() {}
 
 func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1526,7 @@ func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesResponse.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListExerciseTypesResponse) GetExerciseTypes() []*ExerciseType {
@@ -1337,7 +1552,7 @@ type ListEquipmentsRequest struct {
 
 func (x *ListEquipmentsRequest) Reset() {
 	*x = ListEquipmentsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1564,7 @@ func (x *ListEquipmentsRequest) String() string {
 func (*ListEquipmentsRequest) ProtoMessage() {}
 
 func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1577,7 @@ func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
 }
 
 // ListEquipmentsResponse lists the equipments.
@@ -1378,7 +1593,7 @@ type ListEquipmentsResponse struct {
 
 func (x *ListEquipmentsResponse) Reset() {
 	*x = ListEquipmentsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1390,7 +1605,7 @@ func (x *ListEquipmentsResponse) String() string {
 func (*ListEquipmentsResponse) ProtoMessage() {}
 
 func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1403,7 +1618,7 @@ func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListEquipmentsResponse) GetEquipments() []string {
@@ -1429,7 +1644,7 @@ type ListDifficultiesRequest struct {
 
 func (x *ListDifficultiesRequest) Reset() {
 	*x = ListDifficultiesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1441,7 +1656,7 @@ func (x *ListDifficultiesRequest) String() string {
 func (*ListDifficultiesRequest) ProtoMessage() {}
 
 func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1454,7 +1669,7 @@ func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesRequest.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
 }
 
 // ListDifficultiesResponse lists the difficulty levels.
@@ -1470,7 +1685,7 @@ type ListDifficultiesResponse struct {
 
 func (x *ListDifficultiesResponse) Reset() {
 	*x = ListDifficultiesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1697,7 @@ func (x *ListDifficultiesResponse) String() string {
 func (*ListDifficultiesResponse) ProtoMessage() {}
 
 func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1710,7 @@ func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesResponse.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListDifficultiesResponse) GetDifficulties() []string {
@@ -1521,7 +1736,7 @@ type WatchCatalogueRequest struct {
 
 func (x *WatchCatalogueRequest) Reset() {
 	*x = WatchCatalogueRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +1748,7 @@ func (x *WatchCatalogueRequest) String() string {
 func (*WatchCatalogueRequest) ProtoMessage() {}
 
 func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +1761,7 @@ func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
 }
 
 // WatchCatalogueResponse reports the catalogue being served.
@@ -1562,7 +1777,7 @@ type WatchCatalogueResponse struct {
 
 func (x *WatchCatalogueResponse) Reset() {
 	*x = WatchCatalogueResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1574,7 +1789,7 @@ func (x *WatchCatalogueResponse) String() string {
 func (*WatchCatalogueResponse) ProtoMessage() {}
 
 func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1587,7 +1802,7 @@ func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *WatchCatalogueResponse) GetCatalogueVersion() string {
@@ -1615,7 +1830,7 @@ type ExchangeRequest struct {
 
 func (x *ExchangeRequest) Reset() {
 	*x = ExchangeRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1627,7 +1842,7 @@ func (x *ExchangeRequest) String() string {
 func (*ExchangeRequest) ProtoMessage() {}
 
 func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1640,7 +1855,7 @@ func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeRequest.ProtoReflect.Descriptor instead.
 func (*ExchangeRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ExchangeRequest) GetCalls() []*Call {
@@ -1669,7 +1884,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1681,7 +1896,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1694,7 +1909,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Call) GetRequestId() string {
@@ -1759,7 +1974,7 @@ type ExchangeResponse struct {
 
 func (x *ExchangeResponse) Reset() {
 	*x = ExchangeResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1771,7 +1986,7 @@ func (x *ExchangeResponse) String() string {
 func (*ExchangeResponse) ProtoMessage() {}
 
 func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1784,7 +1999,7 @@ func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeResponse.ProtoReflect.Descriptor instead.
 func (*ExchangeResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ExchangeResponse) GetResults() []*CallResult {
@@ -1811,7 +2026,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1823,7 +2038,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1836,7 +2051,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CallResult) GetOutcome() isCallResult_Outcome {
@@ -1914,7 +2129,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1926,7 +2141,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1939,7 +2154,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -1981,7 +2196,7 @@ type GetMediaRequest struct {
 
 func (x *GetMediaRequest) Reset() {
 	*x = GetMediaRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2208,7 @@ func (x *GetMediaRequest) String() string {
 func (*GetMediaRequest) ProtoMessage() {}
 
 func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2221,7 @@ func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaRequest.ProtoReflect.Descriptor instead.
 func (*GetMediaRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetMediaRequest) GetMediaKey() string {
@@ -2043,7 +2258,7 @@ type GetMediaResponse struct {
 
 func (x *GetMediaResponse) Reset() {
 	*x = GetMediaResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2055,7 +2270,7 @@ func (x *GetMediaResponse) String() string {
 func (*GetMediaResponse) ProtoMessage() {}
 
 func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2068,7 +2283,7 @@ func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaResponse.ProtoReflect.Descriptor instead.
 func (*GetMediaResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetMediaResponse) GetContent() []byte {
@@ -2125,7 +2340,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0etarget_muscles\x18\x05 \x03(\tR\rtargetMuscles\x12+\n" +
 	"\x11secondary_muscles\x18\x06 \x03(\tR\x10secondaryMuscles\x12\x12\n" +
 	"\x04name\x18\a \x01(\tR\x04name\x12\x14\n" +
-	"\x05query\x18\b \x01(\tR\x05query\"\xc5\x02\n" +
+	"\x05query\x18\b \x01(\tR\x05query\"\xfb\x02\n" +
 	"\x14ListExercisesRequest\x12=\n" +
 	"\x06filter\x18\x01 \x01(\v2%.exercisedb.catalog.v1.ExerciseFilterR\x06filter\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x14\n" +
@@ -2135,7 +2350,15 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"record_cap\x18\x05 \x01(\x05R\trecordCap\x12=\n" +
 	"\ainclude\x18\x06 \x03(\x0e2#.exercisedb.catalog.v1.ContentFieldR\ainclude\x128\n" +
 	"\arelated\x18\a \x01(\v2\x1e.exercisedb.catalog.v1.RelatedR\arelated\x12\x12\n" +
-	"\x04json\x18\b \x01(\bR\x04json\"\xff\x02\n" +
+	"\x04json\x18\b \x01(\bR\x04json\x124\n" +
+	"\x06facets\x18\t \x03(\x0e2\x1c.exercisedb.catalog.v1.FacetR\x06facets\"|\n" +
+	"\vFacetCounts\x122\n" +
+	"\x05facet\x18\x01 \x01(\x0e2\x1c.exercisedb.catalog.v1.FacetR\x05facet\x129\n" +
+	"\x06values\x18\x02 \x03(\v2!.exercisedb.catalog.v1.ValueCountR\x06values\"8\n" +
+	"\n" +
+	"ValueCount\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\tR\x05value\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"\xe0\x03\n" +
 	"\x15ListExercisesResponse\x12=\n" +
 	"\texercises\x18\x01 \x03(\v2\x1f.exercisedb.catalog.v1.ExerciseR\texercises\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\"\n" +
@@ -2145,7 +2368,10 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"nextCursor\x12'\n" +
 	"\x0fprevious_cursor\x18\x06 \x01(\tR\x0epreviousCursor\x12+\n" +
 	"\x11catalogue_version\x18\a \x01(\tR\x10catalogueVersion\x12J\n" +
-	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\"|\n" +
+	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\x12#\n" +
+	"\rignored_words\x18\t \x03(\tR\fignoredWords\x12:\n" +
+	"\x06facets\x18\n" +
+	" \x03(\v2\".exercisedb.catalog.v1.FacetCountsR\x06facets\"|\n" +
 	"\fExerciseJSON\x12\x12\n" +
 	"\x04head\x18\x01 \x01(\fR\x04head\x12\x1b\n" +
 	"\tmedia_key\x18\x02 \x01(\tR\bmediaKey\x12\x18\n" +
@@ -2228,7 +2454,15 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\bRelation\x12\x18\n" +
 	"\x14RELATION_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13RELATION_VARIATIONS\x10\x01\x12\x19\n" +
-	"\x15RELATION_ALTERNATIVES\x10\x022\xbf\b\n" +
+	"\x15RELATION_ALTERNATIVES\x10\x02*\xb1\x01\n" +
+	"\x05Facet\x12\x15\n" +
+	"\x11FACET_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10FACET_BODY_PARTS\x10\x01\x12\x14\n" +
+	"\x10FACET_EQUIPMENTS\x10\x02\x12\x14\n" +
+	"\x10FACET_DIFFICULTY\x10\x03\x12\x18\n" +
+	"\x14FACET_EXERCISE_TYPES\x10\x04\x12\x18\n" +
+	"\x14FACET_TARGET_MUSCLES\x10\x05\x12\x1b\n" +
+	"\x17FACET_MOVEMENT_PATTERNS\x10\x062\xbf\b\n" +
 	"\x0eCatalogService\x12j\n" +
 	"\rListExercises\x12+.exercisedb.catalog.v1.ListExercisesRequest\x1a,.exercisedb.catalog.v1.ListExercisesResponse\x12d\n" +
 	"\vGetExercise\x12).exercisedb.catalog.v1.GetExerciseRequest\x1a*.exercisedb.catalog.v1.GetExerciseResponse\x12j\n" +
@@ -2253,86 +2487,93 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 	return file_exercisedb_catalog_v1_catalog_proto_rawDescData
 }
 
-var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(ContentField)(0),                 // 0: exercisedb.catalog.v1.ContentField
 	(Relation)(0),                     // 1: exercisedb.catalog.v1.Relation
-	(*Exercise)(nil),                  // 2: exercisedb.catalog.v1.Exercise
-	(*Related)(nil),                   // 3: exercisedb.catalog.v1.Related
-	(*ExerciseFilter)(nil),            // 4: exercisedb.catalog.v1.ExerciseFilter
-	(*ListExercisesRequest)(nil),      // 5: exercisedb.catalog.v1.ListExercisesRequest
-	(*ListExercisesResponse)(nil),     // 6: exercisedb.catalog.v1.ListExercisesResponse
-	(*ExerciseJSON)(nil),              // 7: exercisedb.catalog.v1.ExerciseJSON
-	(*GetExerciseRequest)(nil),        // 8: exercisedb.catalog.v1.GetExerciseRequest
-	(*GetExerciseResponse)(nil),       // 9: exercisedb.catalog.v1.GetExerciseResponse
-	(*ListBodyPartsRequest)(nil),      // 10: exercisedb.catalog.v1.ListBodyPartsRequest
-	(*ListBodyPartsResponse)(nil),     // 11: exercisedb.catalog.v1.ListBodyPartsResponse
-	(*Muscle)(nil),                    // 12: exercisedb.catalog.v1.Muscle
-	(*ListMusclesRequest)(nil),        // 13: exercisedb.catalog.v1.ListMusclesRequest
-	(*ListMusclesResponse)(nil),       // 14: exercisedb.catalog.v1.ListMusclesResponse
-	(*ExerciseType)(nil),              // 15: exercisedb.catalog.v1.ExerciseType
-	(*ListExerciseTypesRequest)(nil),  // 16: exercisedb.catalog.v1.ListExerciseTypesRequest
-	(*ListExerciseTypesResponse)(nil), // 17: exercisedb.catalog.v1.ListExerciseTypesResponse
-	(*ListEquipmentsRequest)(nil),     // 18: exercisedb.catalog.v1.ListEquipmentsRequest
-	(*ListEquipmentsResponse)(nil),    // 19: exercisedb.catalog.v1.ListEquipmentsResponse
-	(*ListDifficultiesRequest)(nil),   // 20: exercisedb.catalog.v1.ListDifficultiesRequest
-	(*ListDifficultiesResponse)(nil),  // 21: exercisedb.catalog.v1.ListDifficultiesResponse
-	(*WatchCatalogueRequest)(nil),     // 22: exercisedb.catalog.v1.WatchCatalogueRequest
-	(*WatchCatalogueResponse)(nil),    // 23: exercisedb.catalog.v1.WatchCatalogueResponse
-	(*ExchangeRequest)(nil),           // 24: exercisedb.catalog.v1.ExchangeRequest
-	(*Call)(nil),                      // 25: exercisedb.catalog.v1.Call
-	(*ExchangeResponse)(nil),          // 26: exercisedb.catalog.v1.ExchangeResponse
-	(*CallResult)(nil),                // 27: exercisedb.catalog.v1.CallResult
-	(*CallError)(nil),                 // 28: exercisedb.catalog.v1.CallError
-	(*GetMediaRequest)(nil),           // 29: exercisedb.catalog.v1.GetMediaRequest
-	(*GetMediaResponse)(nil),          // 30: exercisedb.catalog.v1.GetMediaResponse
-	(*anypb.Any)(nil),                 // 31: google.protobuf.Any
+	(Facet)(0),                        // 2: exercisedb.catalog.v1.Facet
+	(*Exercise)(nil),                  // 3: exercisedb.catalog.v1.Exercise
+	(*Related)(nil),                   // 4: exercisedb.catalog.v1.Related
+	(*ExerciseFilter)(nil),            // 5: exercisedb.catalog.v1.ExerciseFilter
+	(*ListExercisesRequest)(nil),      // 6: exercisedb.catalog.v1.ListExercisesRequest
+	(*FacetCounts)(nil),               // 7: exercisedb.catalog.v1.FacetCounts
+	(*ValueCount)(nil),                // 8: exercisedb.catalog.v1.ValueCount
+	(*ListExercisesResponse)(nil),     // 9: exercisedb.catalog.v1.ListExercisesResponse
+	(*ExerciseJSON)(nil),              // 10: exercisedb.catalog.v1.ExerciseJSON
+	(*GetExerciseRequest)(nil),        // 11: exercisedb.catalog.v1.GetExerciseRequest
+	(*GetExerciseResponse)(nil),       // 12: exercisedb.catalog.v1.GetExerciseResponse
+	(*ListBodyPartsRequest)(nil),      // 13: exercisedb.catalog.v1.ListBodyPartsRequest
+	(*ListBodyPartsResponse)(nil),     // 14: exercisedb.catalog.v1.ListBodyPartsResponse
+	(*Muscle)(nil),                    // 15: exercisedb.catalog.v1.Muscle
+	(*ListMusclesRequest)(nil),        // 16: exercisedb.catalog.v1.ListMusclesRequest
+	(*ListMusclesResponse)(nil),       // 17: exercisedb.catalog.v1.ListMusclesResponse
+	(*ExerciseType)(nil),              // 18: exercisedb.catalog.v1.ExerciseType
+	(*ListExerciseTypesRequest)(nil),  // 19: exercisedb.catalog.v1.ListExerciseTypesRequest
+	(*ListExerciseTypesResponse)(nil), // 20: exercisedb.catalog.v1.ListExerciseTypesResponse
+	(*ListEquipmentsRequest)(nil),     // 21: exercisedb.catalog.v1.ListEquipmentsRequest
+	(*ListEquipmentsResponse)(nil),    // 22: exercisedb.catalog.v1.ListEquipmentsResponse
+	(*ListDifficultiesRequest)(nil),   // 23: exercisedb.catalog.v1.ListDifficultiesRequest
+	(*ListDifficultiesResponse)(nil),  // 24: exercisedb.catalog.v1.ListDifficultiesResponse
+	(*WatchCatalogueRequest)(nil),     // 25: exercisedb.catalog.v1.WatchCatalogueRequest
+	(*WatchCatalogueResponse)(nil),    // 26: exercisedb.catalog.v1.WatchCatalogueResponse
+	(*ExchangeRequest)(nil),           // 27: exercisedb.catalog.v1.ExchangeRequest
+	(*Call)(nil),                      // 28: exercisedb.catalog.v1.Call
+	(*ExchangeResponse)(nil),          // 29: exercisedb.catalog.v1.ExchangeResponse
+	(*CallResult)(nil),                // 30: exercisedb.catalog.v1.CallResult
+	(*CallError)(nil),                 // 31: exercisedb.catalog.v1.CallError
+	(*GetMediaRequest)(nil),           // 32: exercisedb.catalog.v1.GetMediaRequest
+	(*GetMediaResponse)(nil),          // 33: exercisedb.catalog.v1.GetMediaResponse
+	(*anypb.Any)(nil),                 // 34: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	1,  // 0: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
-	4,  // 1: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
+	5,  // 1: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
 	0,  // 2: exercisedb.catalog.v1.ListExercisesRequest.include:type_name -> exercisedb.catalog.v1.ContentField
-	3,  // 3: exercisedb.catalog.v1.ListExercisesRequest.related:type_name -> exercisedb.catalog.v1.Related
-	2,  // 4: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
-	7,  // 5: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
-	2,  // 6: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
-	7,  // 7: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
-	12, // 8: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
-	15, // 9: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
-	25, // 10: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
-	5,  // 11: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
-	8,  // 12: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
-	27, // 13: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
-	6,  // 14: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
-	9,  // 15: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
-	28, // 16: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
-	31, // 17: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
-	5,  // 18: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
-	8,  // 19: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
-	10, // 20: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
-	13, // 21: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
-	16, // 22: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
-	18, // 23: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
-	20, // 24: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	22, // 25: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
-	24, // 26: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
-	29, // 27: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
-	6,  // 28: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	9,  // 29: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	11, // 30: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	14, // 31: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	17, // 32: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	19, // 33: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	21, // 34: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	23, // 35: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	26, // 36: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
-	30, // 37: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
-	28, // [28:38] is the sub-list for method output_type
-	18, // [18:28] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	4,  // 3: exercisedb.catalog.v1.ListExercisesRequest.related:type_name -> exercisedb.catalog.v1.Related
+	2,  // 4: exercisedb.catalog.v1.ListExercisesRequest.facets:type_name -> exercisedb.catalog.v1.Facet
+	2,  // 5: exercisedb.catalog.v1.FacetCounts.facet:type_name -> exercisedb.catalog.v1.Facet
+	8,  // 6: exercisedb.catalog.v1.FacetCounts.values:type_name -> exercisedb.catalog.v1.ValueCount
+	3,  // 7: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
+	10, // 8: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	7,  // 9: exercisedb.catalog.v1.ListExercisesResponse.facets:type_name -> exercisedb.catalog.v1.FacetCounts
+	3,  // 10: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
+	10, // 11: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	15, // 12: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
+	18, // 13: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
+	28, // 14: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
+	6,  // 15: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
+	11, // 16: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
+	30, // 17: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
+	9,  // 18: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
+	12, // 19: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
+	31, // 20: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
+	34, // 21: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	6,  // 22: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
+	11, // 23: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
+	13, // 24: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
+	16, // 25: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
+	19, // 26: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
+	21, // 27: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
+	23, // 28: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
+	25, // 29: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	27, // 30: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
+	32, // 31: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
+	9,  // 32: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	12, // 33: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	14, // 34: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	17, // 35: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	20, // 36: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	22, // 37: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	24, // 38: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	26, // 39: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	29, // 40: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	33, // 41: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
+	32, // [32:42] is the sub-list for method output_type
+	22, // [22:32] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_exercisedb_catalog_v1_catalog_proto_init() }
@@ -2340,11 +2581,11 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 	if File_exercisedb_catalog_v1_catalog_proto != nil {
 		return
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[23].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[25].OneofWrappers = []any{
 		(*Call_ListExercises)(nil),
 		(*Call_GetExercise)(nil),
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[25].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[27].OneofWrappers = []any{
 		(*CallResult_ListExercises)(nil),
 		(*CallResult_GetExercise)(nil),
 		(*CallResult_Error)(nil),
@@ -2354,8 +2595,8 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   29,
+			NumEnums:      3,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
