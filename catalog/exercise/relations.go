@@ -34,7 +34,7 @@ func (r Relation) String() string {
 }
 
 // Related returns one page of the exercises related to the exercise id,
-// restricted to those f selects, ranked and paged as SPEC's ranked lists:
+// restricted to those f selects, ranked and paged as ranked lists are:
 // the cursor is a record of the list, and the record cap keeps the first
 // RecordCap ranks reachable. Errors: ErrNotFound for an unknown id, an
 // *ArgumentError, or a *CapError. f.Equipments means what one has at hand:

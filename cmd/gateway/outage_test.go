@@ -16,10 +16,10 @@ import (
 // real binaries.
 
 // catalogOutage is how long TestCatalogRecoveryAfterOutage keeps the catalog
-// down: the 30s. grpc-go's default reconnect backoff (1s growing by
-// 1.6 to 120s, 20% jitter) tries at about 26s and 43s after the connection
-// is lost, so the old gateway answered 503 for about 13s after the catalog
-// was back. A shorter outage for a quicker run:
+// down: 30s by default. grpc-go's default reconnect backoff (1s growing by
+// 1.6 to 120s, 20% jitter) would try at about 26s and 43s after the
+// connection is lost, answering 503 for about 13s after the catalog is
+// back; the gateway's own backoff must not. A shorter outage for a quicker run:
 //
 //	go test -run TestCatalogRecoveryAfterOutage ./cmd/gateway -args -catalog-outage=12s
 var catalogOutage = flag.Duration("catalog-outage", 30*time.Second, "how long TestCatalogRecoveryAfterOutage keeps the catalog down")

@@ -153,7 +153,7 @@ type Page struct {
 type ExerciseType struct{ Name, MediaKey, MediaDigest string }
 
 // How the connections to the catalog are kept; see "Catalog outages" in
-// docs/gateway.md.
+// docs/operations.md.
 const (
 	// connectTimeout bounds one attempt at a catalog that does not answer
 	// (a dead host drops the SYN): the next address, or a fresh DNS

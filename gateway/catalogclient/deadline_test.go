@@ -52,9 +52,9 @@ func (l *laggingCatalog) ListExercises(ctx context.Context, _ *catalogv1.ListExe
 
 // A call has one deadline, the client's timeout, however it is carried:
 // over Exchange, sent again when streams break, or as an RPC after the
-// catalog said it has no Exchange (issue 14, item 7: with the catalog
-// stalled, a request got its 503 after 3.6s with a 2s timeout, since the
-// RPC made after a late Unimplemented got a timeout of its own).
+// catalog said it has no Exchange: with the catalog stalled, an RPC made
+// after a late Unimplemented must not get a timeout of its own (a 2s
+// timeout would become 3.6s).
 func TestCallEndsByItsDeadline(t *testing.T) {
 	const (
 		timeout = 2 * time.Second

@@ -116,8 +116,7 @@ func (b *blackhole) silence() int {
 }
 
 // A connection to the catalog that goes silent is noticed by the client's
-// keepalive within pingEvery+pingTimeout of the last answer (issue 14,
-// item 1), not when the call's timeout or the operating system gives up:
+// keepalive within pingEvery+pingTimeout of the last answer, not when the call's timeout or the operating system gives up:
 // over Exchange the call is then sent again on a new connection and
 // answered; as an RPC it fails, and the next call is answered.
 func TestKeepaliveNoticesASilentConnection(t *testing.T) {

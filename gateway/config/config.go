@@ -1,5 +1,5 @@
-// Package config reads the gateway's YAML configuration: the format of
-// SPEC.md, strictly (an unknown key is an error naming it and its line),
+// Package config reads the gateway's YAML configuration
+// (docs/configuration.md), strictly (an unknown key is an error naming it and its line),
 // with defaults in one place and environment overrides for addresses and
 // secrets.
 package config
@@ -35,7 +35,7 @@ type Config struct {
 	// KeysFile: postgres://user:password@host:port/db?sslmode=...
 	KeysPostgresURL string `yaml:"keys_postgres_url"`
 
-	// Additions to SPEC.md's format.
+	// Settings beyond the contract's minimal format.
 
 	// AuthFailures limits failed authentications per client address.
 	AuthFailures Rate `yaml:"auth_failures"`
@@ -138,7 +138,7 @@ type Admin struct {
 type Catalog struct {
 	Target  string        `yaml:"target"` // any grpc-go target, e.g. dns:///catalog:9090
 	Timeout time.Duration `yaml:"timeout"`
-	// Streams is an addition to SPEC.md's format: how many long-lived
+	// Streams is a setting beyond the contract's minimal format: how many long-lived
 	// Exchange streams carry listings and single exercises, many calls to
 	// a message; 0 makes each call an RPC of its own. Tracing, when on,
 	// makes every call its own RPC, so that each has its span.

@@ -13,7 +13,8 @@ import (
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
-// specExample is the configuration SPEC.md shows, verbatim.
+// specExample is the configuration of the contract's minimal format,
+// verbatim.
 const specExample = `listen: 127.0.0.1:8080
 admin_listen: 127.0.0.1:9091        # /healthz /readyz /metrics
 docs_url: http://127.0.0.1:8080/docs

@@ -26,7 +26,7 @@ import (
 //
 // rs/cors answers a preflight itself, before the chain that gives every
 // request its id, so the preflight gets its X-Request-Id here: every
-// response carries one (SPEC.md), allowed origin or not.
+// response carries one (docs/api.md), allowed origin or not.
 func withCORS(h http.Handler, allowedOrigins []string) http.Handler {
 	if len(allowedOrigins) == 0 {
 		return h

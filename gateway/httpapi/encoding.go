@@ -27,7 +27,7 @@ type coding struct {
 // codings are the codings offered, smallest output first: the order that
 // breaks ties of q-value. Only gzip: measured on listings, zstd's output
 // is no smaller and brotli's (level 5) is 7% smaller for four times the
-// compression time and a new dependency (docs/gateway.md, Compression).
+// compression time and a new dependency (docs/api.md, Compression).
 var codings = [...]coding{
 	{name: "gzip", alias: "x-gzip", tag: "gz", header: []string{"gzip"}, compress: gzipBody},
 }

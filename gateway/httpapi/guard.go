@@ -23,7 +23,7 @@ const (
 	headerHost = "X-Gateway-Host"
 )
 
-// guard applies SPEC.md's order of checks before an operation: product
+// guard applies the contract's order of checks (docs/errors.md) before an operation: product
 // (404), key (401, and 429 for addresses that fail too often), plan access
 // (403), rate limit and quota (429; not for a free operation). The route
 // itself (404/405) was checked by the router.
@@ -76,7 +76,7 @@ func (a *api) resolveProduct(c *gin.Context, st *state) error {
 // authenticate checks the key. A valid key passes whatever others sent from
 // its address (an office NAT, a carrier's): only failures are charged to the
 // address's budget, and a failure over it is 429 instead of 401 (see
-// docs/gateway.md on why this still serves against guessing). Two keys
+// docs/keys.md on why this still serves against guessing). Two keys
 // are no key: which one pays is not the gateway's guess to make.
 func (a *api) authenticate(c *gin.Context, st *state) error {
 	sent := c.Request.Header.Values(headerKey)
@@ -164,7 +164,7 @@ func (a *api) takeLimits(c *gin.Context, st *state) error {
 }
 
 // showLimits sets the limit headers of a request its plan refuses before
-// the limits are consulted (an operation the plan lacks): SPEC.md wants them
+// the limits are consulted (an operation the plan lacks): the contract wants them
 // on every authenticated response of a limited plan, and refused requests
 // are not counted, so they are read, not taken. A store that cannot be
 // read leaves them out rather than turn the 403 into a 503; its outage is
@@ -196,7 +196,7 @@ func refusal(p *plan.Plan, d limit.Decision, now time.Time) string {
 		p.Name, english.Count(p.Rate.Requests, "request"), p.Rate.Per, seconds(d.RetryAfter))
 }
 
-// limitHeaders sets the rate limit headers SPEC.md names: the
+// limitHeaders sets the rate limit headers the contract names: the
 // marketplace's X-RateLimit-* and the IETF draft's RateLimit-Policy and
 // RateLimit (draft-ietf-httpapi-ratelimit-headers, structured fields).
 func (a *api) limitHeaders(h http.Header, p *plan.Plan, d limit.Decision) {

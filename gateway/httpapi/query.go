@@ -186,7 +186,7 @@ func parseList(raw string, p listParams) (listQuery, error) {
 		var items []string
 		for _, v := range values[name] { // repeats add alternatives, like commas
 			for _, item := range strings.Split(v, ",") {
-				// Blank items are dropped (SPEC.md), so a trailing comma
+				// Blank items are dropped (docs/api.md), so a trailing comma
 				// never counts against the bound.
 				if strings.TrimSpace(item) != "" {
 					items = append(items, item)

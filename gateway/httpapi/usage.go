@@ -12,7 +12,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/limit"
 )
 
-// The JSON shape of /api/v1/usage (SPEC.md, "Keys and usage as a service").
+// The JSON shape of /api/v1/usage (docs/api.md, "Your usage").
 type (
 	usageBody struct {
 		Success bool      `json:"success"`

@@ -7,6 +7,11 @@
 // next line); the lines after it, up to the next command or the end of the
 // block, are its expected output. In the expected output, a line "..."
 // stands for any number of lines.
+//
+// A whole program lives in a fenced block whose info string names its
+// language ("go", "js"); a block with the info string "output" right after
+// it (only blank lines between them) is what it prints, read as a
+// command's expected output is.
 package docexample
 
 import "strings"
@@ -86,4 +91,52 @@ func lineMatch(want, got string) bool {
 		return strings.HasPrefix(got, prefix)
 	}
 	return got == want
+}
+
+// Program is a fenced block of source code in a document, and the output
+// the document shows for it.
+type Program struct {
+	Line   int    // line of the block's opening fence, from 1
+	Source string // the block's lines
+	// Output holds the lines of the block that follows it when that
+	// block's info string is "output" (only blank lines between them); nil
+	// when the program shows none.
+	Output []string
+}
+
+// Programs returns the blocks of md whose info string is lang (for
+// example "go" or "js"), in document order, each with the output block
+// that follows it.
+func Programs(md, lang string) []Program {
+	var (
+		out      []Program
+		info     string // of the open block; "" outside one
+		open     bool
+		start    int
+		body     []string
+		lastProg = -1 // index in out of the program that closed last, while only blank lines follow it
+	)
+	for i, line := range strings.Split(md, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case !open && strings.HasPrefix(trimmed, "```"):
+			open, info, start, body = true, strings.TrimPrefix(trimmed, "```"), i+1, nil
+		case open && trimmed == "```":
+			open = false
+			switch {
+			case info == lang:
+				out = append(out, Program{Line: start, Source: strings.Join(body, "\n") + "\n"})
+				lastProg = len(out) - 1
+				continue
+			case info == "output" && lastProg >= 0:
+				out[lastProg].Output = append([]string{}, body...)
+			}
+			lastProg = -1
+		case open:
+			body = append(body, line)
+		case trimmed != "":
+			lastProg = -1
+		}
+	}
+	return out
 }

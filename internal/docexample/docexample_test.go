@@ -41,3 +41,17 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestPrograms(t *testing.T) {
+	md := "# x\n```go\npackage main\n```\n\n```output\nhello\n...\n```\n```js\nconsole.log(1)\n```\ntext\n```output\nnot its output\n```\n```go\npackage two\n```\n"
+	want := []Program{
+		{Line: 2, Source: "package main\n", Output: []string{"hello", "..."}},
+		{Line: 17, Source: "package two\n"},
+	}
+	if diff := cmp.Diff(want, Programs(md, "go")); diff != "" {
+		t.Errorf("go (-want +got):\n%s", diff)
+	}
+	if got := Programs(md, "js"); len(got) != 1 || got[0].Output != nil {
+		t.Errorf("js: %+v, want one program without output (prose stands between it and the output block)", got)
+	}
+}

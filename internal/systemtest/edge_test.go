@@ -181,7 +181,7 @@ func TestForgedHostNotInCacheableOutput(t *testing.T) {
 	}
 }
 
-// TestNetHTTPAnswers holds the list of docs/gateway.md of what net/http
+// TestNetHTTPAnswers holds the list of docs/operations.md of what net/http
 // answers before the gateway gets control. The 431 is for a header block
 // over httptest's limit, net/http's default of 1 MiB (cmd/gateway's
 // server sets 64 KiB).
@@ -268,7 +268,7 @@ func TestEncodedSlashUnmatched(t *testing.T) {
 }
 
 // TestContentLengthBodyIgnored: a body sent with Content-Length is not
-// read and not refused (docs/gateway.md, "Bodies are not read"); only
+// read and not refused (docs/operations.md, "Bodies are not read"); only
 // Transfer-Encoding is refused.
 func TestContentLengthBodyIgnored(t *testing.T) {
 	s := start(t, options{})

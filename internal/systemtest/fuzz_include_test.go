@@ -37,7 +37,7 @@ var seedFields = []string{"exerciseId", "name", "equipments", "bodyParts", "exer
 
 // FuzzInclude sends arbitrary query strings to the routes that take include
 // (and to /exercises/{id}, which does not) and holds each answer to a model
-// of the rule (SPEC.md, gateway/httpapi/query.go): include is
+// of the rule (docs/api.md, gateway/httpapi/query.go): include is
 // comma-separated and may repeat; each item is matched ignoring case and
 // surrounding spaces, blank items are dropped. A 200 carries in every
 // record exactly the seed's fields and the content fields asked for; an

@@ -8,7 +8,8 @@ import (
 )
 
 // TestMetricNames runs a scripted set of requests and checks that every
-// metric docs/gateway.md and docs/catalog.md name exists afterwards.
+// metric docs/operations.md, docs/limits.md and docs/catalog.md name
+// exists afterwards.
 func TestMetricNames(t *testing.T) {
 	s := start(t, options{cache: true})
 	for _, r := range []request{

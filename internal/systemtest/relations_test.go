@@ -10,8 +10,8 @@ import (
 )
 
 // TestRelationEquipmentsAtHand: on /variations and /alternatives,
-// equipments is what one has at hand (SPEC: "equipments=dumbbell,body
-// weight means: what can I do instead with what I have"), so every record
+// equipments is what one has at hand ("equipments=dumbbell,body weight
+// means: what can I do instead with what I have"), so every record
 // of every page needs no other equipment. With the listing's any-of, the
 // home alternatives to a lying cable triceps extension (4d64lnk6) took in
 // a Smith machine and gymnastic rings, and those of a barbell bench press

@@ -11,7 +11,7 @@ import (
 	"github.com/exercisedb/exercisedb/pkg/client"
 )
 
-// usageBody is SPEC.md's shape of /api/v1/usage, read strictly.
+// usageBody is the documented shape of /api/v1/usage, read strictly.
 type usageBody struct {
 	Success bool `json:"success"`
 	Data    struct {

@@ -1,5 +1,5 @@
 // Package client is a Go client of the exercise catalogue's public HTTP
-// API, the one the gateway serves (docs/gateway.md; the OpenAPI document
+// API, the one the gateway serves (docs/api.md; the OpenAPI document
 // at /openapi.json). It has a typed method per operation, a typed *Error
 // for the error envelope, and iterators that follow a listing's cursors
 // page after page. It depends on neither the gateway nor the catalog.

@@ -22,7 +22,7 @@ import (
 const testKey = "exdb_test_key"
 
 // fakeAPI serves the listings of the public API over a fixed set of
-// exercises, paging as SPEC.md says, and records the requests it gets.
+// exercises, paging as docs/api.md says, and records the requests it gets.
 type fakeAPI struct {
 	exercises []Exercise // ordered by id
 	mu        sync.Mutex
