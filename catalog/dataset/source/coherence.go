@@ -105,6 +105,8 @@ var tipActions = []struct {
 	{regexp.MustCompile(`(?i)\bhit back\b|\bguard\b`), regexp.MustCompile(`(?i)\b(guard|fighting stance)\b`)},
 	// Power from turning the hips: the record turns.
 	{regexp.MustCompile(`(?i)\b(turn|rotate|twist)\w* from the hips\b`), regexp.MustCompile(`(?i)\b(turn\w*|rotat\w*|twist\w*|pivot\w*)\b`)},
+	// The legs lifted or lowered: the record moves or holds the legs up.
+	{regexp.MustCompile(`(?i)\bwhenever the legs are low\b|\b(lift|raise|lower)\w* (the|your) legs (higher|lower)\b`), regexp.MustCompile(`(?i)\b(lift|rais|lower|extend|straighten|reach|kick|circl|scissor|swing|open|bring)\w* (both |one |your |the |each |it |them )?(straight |bent )?(legs?|knees?|feet|foot)\b|\blegs? (up|out|lifted|raised)\b|\blegs? [^.]{0,30}off the (floor|mat|ground)\b`)},
 	// The pull of the resistance or of the lift: a cable, band or pulley
 	// pulls, or the record pulls.
 	{regexp.MustCompile(`(?i)\b(the|a heavy|a steady) pull\b`), regexp.MustCompile(`(?i)\b(cable|band|pulley|rope)s?\b|\bpull\w*`)},
@@ -142,6 +144,15 @@ var namedMuscles = []struct {
 	{regexp.MustCompile(`(?i)\bpecs\b`), []string{"pectoralis major", "pectoralis minor"}},
 	{regexp.MustCompile(`(?i)\b(inner thighs|adductors)\b`), []string{"adductors"}},
 	{regexp.MustCompile(`(?i)\btraps\b`), []string{"upper trapezius", "middle trapezius", "lower trapezius"}},
+	{regexp.MustCompile(`(?i)\bfront delts\b`), []string{"anterior deltoid"}},
+	{regexp.MustCompile(`(?i)\bside delts\b`), []string{"lateral deltoid"}},
+	{regexp.MustCompile(`(?i)\brear delts\b`), []string{"posterior deltoid"}},
+	{regexp.MustCompile(`(?i)\babs\b`), []string{"rectus abdominis", "transverse abdominis", "external obliques", "internal obliques"}},
+	{regexp.MustCompile(`(?i)\b(forearms|grip)\b`), []string{"wrist flexors", "wrist extensors", "brachioradialis"}},
+	{regexp.MustCompile(`(?i)\blower back\b`), []string{"erector spinae", "quadratus lumborum"}},
+	{regexp.MustCompile(`(?i)\brotator cuff\b`), []string{"supraspinatus", "infraspinatus", "teres minor", "subscapularis"}},
+	{regexp.MustCompile(`(?i)\bserratus\b`), []string{"serratus anterior"}},
+	{regexp.MustCompile(`(?i)\bshins?\b`), []string{"tibialis anterior"}},
 }
 
 // workClaim is what a description says a record trains: the list of

@@ -56,6 +56,12 @@ func TestLintCoherence(t *testing.T) {
 			want: `"barbell press row": tips[0] speaks of "the pull"`,
 		},
 		{
+			name: "tip about legs the record never lifts",
+			bad:  "    - {name: barbell floor row, equipments: [barbell], tips: [Keep your back down whenever the legs are low.], slots: {setup: Hinge forward over the barbell on the floor., load: bar}}\n",
+			good: "    - {name: barbell floor row, equipments: [barbell], tips: [Keep your back flat.], slots: {setup: Hinge forward over the barbell on the floor., load: bar}}\n",
+			want: `"barbell floor row": tips[0] speaks of "whenever the legs are low"`,
+		},
+		{
 			name: "muscle switched off and doing the work",
 			bad:  "    - {name: barbell janda row, equipments: [barbell], about: \"Pressing the heels down switches the hip flexors off, as Janda taught; the hip flexors pull you up.\", slots: {setup: Hinge forward over the barbell., load: bar}}\n",
 			good: "    - {name: barbell janda row, equipments: [barbell], about: \"Pressing the heels down switches the hip flexors off, as Janda taught.\", slots: {setup: Hinge forward over the barbell., load: bar}}\n",
