@@ -11,9 +11,11 @@ import (
 
 // The coherence rules catch what a family's templates say wrongly of a
 // variant that differs from the family: a hold described as reps, a target
-// muscle whose joint action the steps never perform, a tip about an action
-// the record never does, a muscle both switched off and doing the work, and
-// gym myths. Each returns the problems of one record.
+// muscle whose joint action the steps never perform, a muscle the
+// description says it works but the record does not list, a one-sided
+// record that never turns to the other side, a tip about an action the
+// record never does, a muscle both switched off and doing the work, and gym
+// myths. Each returns the problems of one record.
 
 // isHold reports whether a record is held still rather than repeated: its
 // name says isometric, hold or static, or its pattern is a static hold and
