@@ -105,18 +105,24 @@ func TestContentRejects(t *testing.T) {
 	}
 }
 
+// lintRow lints families as the file families/row.yaml.
+func lintRow(t *testing.T, families string) []string {
+	t.Helper()
+	src, err := Read(testSource(t, map[string]string{"families/row.yaml": families}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := src.BuildPartial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Lint(src, f.Exercises, func(file string) bool { return file == "families/row.yaml" })
+}
+
 func TestLint(t *testing.T) {
 	lint := func(families string) []string {
 		t.Helper()
-		src, err := Read(testSource(t, map[string]string{"families/row.yaml": families}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := src.BuildPartial()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return Lint(src, f.Exercises, func(file string) bool { return file == "families/row.yaml" })
+		return lintRow(t, families)
 	}
 	if got := lint(testRow); len(got) != 0 {
 		t.Fatalf("lint of a good family: %q", got)
@@ -154,7 +160,7 @@ func TestLint(t *testing.T) {
 		}
 	})
 	t.Run("a plain synonym sets the variant apart", func(t *testing.T) {
-		in := testRow + "    - {name: single-arm barbell row, equipments: [barbell], slots: {setup: Hinge forward over the barbell and hold it with one arm., load: bar}}\n"
+		in := testRow + "    - {name: single-arm barbell row, equipments: [barbell], slots: {setup: Hinge forward over the barbell and hold it with one arm; switch arms halfway., load: bar}}\n"
 		if got := lint(in); len(got) != 0 {
 			t.Fatalf("lint %q, want \"one arm\" to stand for single-arm", got)
 		}

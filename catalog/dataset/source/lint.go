@@ -26,7 +26,14 @@ const MaxStepRepeats = 20
 //     family ("incline", "single-arm", "paused") that its text never uses
 //     outside the name itself, by the word or a plain synonym of it
 //     (wordSynonyms: "one arm" for single-arm);
-//   - an instruction used verbatim by more than MaxStepRepeats records.
+//   - an instruction used verbatim by more than MaxStepRepeats records;
+//   - what a family's templates say wrongly of a variant that differs from
+//     the family (coherence.go): a hold described as reps or a range, a
+//     target muscle whose joint action no step performs, a muscle the
+//     description says it works but the record does not list, a one-sided
+//     record that never turns to the other side, a tip about an action the
+//     record never does, a muscle both switched off and doing the work, and
+//     gym myths.
 func Lint(s *Source, records []exercise.Exercise, only func(file string) bool) []string {
 	var out []string
 	steps := StepUse(records)
@@ -60,6 +67,9 @@ func Lint(s *Source, records []exercise.Exercise, only func(file string) bool) [
 				if !mentionsAny(text, w, wordSynonyms) {
 					out = append(out, fmt.Sprintf("%s: never uses %q, which sets it apart in its family, outside the name", where, w))
 				}
+			}
+			for _, p := range coherence(x) {
+				out = append(out, where+": "+p)
 			}
 			for _, st := range x.Instructions {
 				if n := steps[st]; n > MaxStepRepeats {
