@@ -49,6 +49,9 @@ type template struct {
 	// Hook is the joint a front view's cable or band pulls: "wrist"
 	// (default) or "ankle".
 	Hook string `yaml:"hook"`
+	// Pair adds a second cable stack mirrored on the far side, its cable
+	// to the far hand (a front view's crossover).
+	Pair bool `yaml:"pair"`
 	// Alternate lists limbs ("arms", "legs") whose far side runs half a loop behind.
 	Alternate []string             `yaml:"alternate"`
 	Props     map[string]place     `yaml:"props"`

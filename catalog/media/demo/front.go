@@ -28,29 +28,46 @@ func pose2front(p pose) body {
 	b.shoulder = vec{0, torsoLen}
 	b.neck = b.shoulder.add(vec{0, neckLen})
 	b.head = b.neck.add(vec{0, headR * 0.9})
-	arm := func(s, sh, el float64) limb {
+	arm := func(s, sh, el, fwd float64) limb {
 		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
-		l.a1 = s * sh
-		l.mid = l.root.add(dir(l.a1).mul(upperArm))
-		l.a2 = l.a1 + s*el
-		l.end = l.mid.add(dir(l.a2).mul(foreArm))
-		l.tip = l.end.add(dir(l.a2).mul(2))
+		// fwd turns the arm about a vertical axis through the shoulder:
+		// seen from the front, its sideways reach shrinks by cos(fwd) and
+		// crosses to the other side past 90.
+		c := math.Cos(fwd * math.Pi / 180)
+		seg := func(a, n float64) (vec, float64) {
+			v := dir(a).mul(n)
+			if fwd == 0 {
+				return v, a
+			}
+			v.X *= c
+			if v.lenv() < 1e-6 {
+				return v, a
+			}
+			return v, math.Atan2(v.X, -v.Y) * 180 / math.Pi
+		}
+		var u, f vec
+		u, l.a1 = seg(s*sh, upperArm)
+		f, l.a2 = seg(s*(sh+el), foreArm)
+		l.mid = l.root.add(u)
+		l.end = l.mid.add(f)
+		l.tip = l.end.add(f.mul(2 / foreArm))
 		return l
 	}
-	leg := func(s, hip, kn float64) limb {
+	leg := func(s, hip, kn, hfwd float64) limb {
 		l := limb{root: vec{s * hipHalf, 0}}
 		l.a1 = s * hip
-		l.mid = l.root.add(dir(l.a1).mul(thighLen))
+		// a thigh flexed towards the viewer looks shorter
+		l.mid = l.root.add(dir(l.a1).mul(thighLen * math.Max(0.15, math.Cos(hfwd*math.Pi/180))))
 		l.a2 = l.a1 - s*kn
 		l.end = l.mid.add(dir(l.a2).mul(shankLen))
 		l.tip = l.end.add(vec{s * 3.2, -2.2})
 		l.heel = l.end.add(vec{-s * 0.8, -2.2})
 		return l
 	}
-	b.arm = arm(1, p[fSh], p[fEl])
-	b.arm2 = arm(-1, p[fSh2], p[fEl2])
-	b.leg = leg(1, p[fHip], p[fKn])
-	b.leg2 = leg(-1, p[fHip2], p[fKn2])
+	b.arm = arm(1, p[fSh], p[fEl], p[fFwd])
+	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2])
+	b.leg = leg(1, p[fHip], p[fKn], p[fHfwd])
+	b.leg2 = leg(-1, p[fHip2], p[fKn2], p[fHfwd2])
 	if t := p[fTrunk]; t != 0 {
 		sin, cos := math.Sincos(-t * math.Pi / 180)
 		rot := func(v *vec) { *v = vec{v.X*cos - v.Y*sin, v.X*sin + v.Y*cos} }
@@ -184,9 +201,34 @@ func (d Demo) frontStatics(b *body) statics {
 			s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
 			s.circle(st.pulley, 2.6, paint.Iron)
 		case "resistance band":
+			if d.place("band", place{}).At == "hands" {
+				continue
+			}
 			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
 			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
+		case "bench", "leverage machine", "stability ball":
+			// a seat under the pelvis, only where the template places one
+			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball"}[e]
+			p, ok := d.tmpl.Props[kind]
+			if !ok {
+				continue
+			}
+			a := anchor(b, p)
+			w := orDefault(p.W, 26)
+			if e == "stability ball" {
+				s.circle(vec{a.X, w / 2}, w/2, paint.Accent)
+				continue
+			}
+			s.rect(a.X-w/2, 0, a.X+w/2, a.Y, paint.Frame)
+			if h := p.H; h > 0 { // a backrest or the machine's frame behind the torso
+				s.rect(a.X-w/2+3, a.Y, a.X+w/2-3, a.Y+h, paint.Frame)
+			}
 		}
+	}
+	if d.tmpl.Pair && st.pulley != (vec{}) {
+		x := -st.pulley.X
+		s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
+		s.circle(vec{x, st.pulley.Y}, 2.6, paint.Iron)
 	}
 	return st
 }
@@ -203,12 +245,26 @@ func (d Demo) frontScene(b *body, st statics) scene {
 		switch e {
 		case "cable":
 			s.capsule(st.pulley, hook, 1.2, paint.Iron)
+			if d.tmpl.Pair && !d.single {
+				s.capsule(vec{-st.pulley.X, st.pulley.Y}, b.arm2.tip, 1.2, paint.Iron)
+			}
 		case "resistance band":
+			if d.place("band", place{}).At == "hands" { // stretched between the hands
+				s.capsule(b.arm.tip, b.arm2.tip, 1.5, paint.Accent)
+				continue
+			}
 			s.capsule(st.band, hook, 1.5, paint.Accent)
 			if d.tmpl.Hook != "ankle" && !d.single {
 				s.capsule(st.band, b.arm2.tip, 1.5, paint.Accent)
 			}
 		}
+	}
+	if d.frontBar() != "" { // a bar held in both hands, seen end to end
+		y := (b.arm.tip.Y + b.arm2.tip.Y) / 2
+		x0, x1 := math.Min(b.arm.tip.X, b.arm2.tip.X)-14, math.Max(b.arm.tip.X, b.arm2.tip.X)+14
+		s.capsule(vec{x0, y}, vec{x1, y}, 2.2, paint.Iron)
+		s.rect(x0-2, y-9, x0+2, y+9, paint.Iron)
+		s.rect(x1-2, y-9, x1+2, y+9, paint.Iron)
 	}
 	frontFigure(&s, b, d.tint)
 	for i, l := range []limb{b.arm, b.arm2} {
@@ -225,4 +281,28 @@ func (d Demo) frontScene(b *body, st statics) scene {
 		s.ring(hook, 3.4, 2, paint.Iron)
 	}
 	return s
+}
+
+// reachLegFront re-aims a front-view leg so its ankle is at target, the
+// knee bent outwards for a positive kn (inwards for a negative one); s is
+// +1 for the near leg, -1 for the far one.
+func reachLegFront(l *limb, target vec, kn, hfwd, s float64) {
+	thigh := thighLen * math.Max(0.15, math.Cos(hfwd*math.Pi/180))
+	a1, a2 := solve(l.root, target, thigh, shankLen, (s < 0) == (kn >= 0))
+	l.a1, l.a2 = a1, a2
+	l.mid = l.root.add(dir(a1).mul(thigh))
+	l.end = l.mid.add(dir(a2).mul(shankLen))
+	l.tip = l.end.add(vec{s * 3.2, -2.2})
+	l.heel = l.end.add(vec{-s * 0.8, -2.2})
+}
+
+// frontBar names the bar held in both hands that the front view draws.
+func (d Demo) frontBar() string {
+	for _, e := range d.equip {
+		switch e {
+		case "barbell", "ez barbell", "smith machine":
+			return e
+		}
+	}
+	return ""
 }
