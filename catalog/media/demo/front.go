@@ -53,21 +53,21 @@ func pose2front(p pose) body {
 		l.tip = l.end.add(f.mul(2 / foreArm))
 		return l
 	}
-	leg := func(s, hip, kn, hfwd float64) limb {
+	leg := func(s, hip, kn, hfwd, kfwd float64) limb {
 		l := limb{root: vec{s * hipHalf, 0}}
 		l.a1 = s * hip
 		// a thigh flexed towards the viewer looks shorter
 		l.mid = l.root.add(dir(l.a1).mul(thighLen * math.Max(0.15, math.Cos(hfwd*math.Pi/180))))
 		l.a2 = l.a1 - s*kn
-		l.end = l.mid.add(dir(l.a2).mul(shankLen))
+		l.end = l.mid.add(dir(l.a2).mul(shankLen * math.Max(0.15, math.Cos(kfwd*math.Pi/180))))
 		l.tip = l.end.add(vec{s * 3.2, -2.2})
 		l.heel = l.end.add(vec{-s * 0.8, -2.2})
 		return l
 	}
 	b.arm = arm(1, p[fSh], p[fEl], p[fFwd])
 	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2])
-	b.leg = leg(1, p[fHip], p[fKn], p[fHfwd])
-	b.leg2 = leg(-1, p[fHip2], p[fKn2], p[fHfwd2])
+	b.leg = leg(1, p[fHip], p[fKn], p[fHfwd], p[fKfwd])
+	b.leg2 = leg(-1, p[fHip2], p[fKn2], p[fHfwd2], p[fKfwd2])
 	if t := p[fTrunk]; t != 0 {
 		sin, cos := math.Sincos(-t * math.Pi / 180)
 		rot := func(v *vec) { *v = vec{v.X*cos - v.Y*sin, v.X*sin + v.Y*cos} }
@@ -178,6 +178,9 @@ func frontFigure(s *scene, b *body, t tint) {
 		out := vec{1 - 2*float64(i), 0}
 		s.capsule(l.root, l.mid, upperArmW, c)
 		t.frontTint(s, "upperarm", l.root, l.mid, upperArmW, out)
+		// a light edge keeps a forearm or hand in front of the torso visible
+		s.capsule(l.mid.lerp(l.end, 0.35), l.end, foreArmW+2.4, paint.Background)
+		s.circle(l.tip, handR+1.2, paint.Background)
 		s.capsule(l.mid, l.end, foreArmW, c)
 		t.frontTint(s, "forearm", l.mid, l.end, foreArmW, out)
 		s.circle(l.tip, handR, c)
@@ -249,8 +252,7 @@ func (d Demo) frontScene(b *body, st statics) scene {
 				s.capsule(vec{-st.pulley.X, st.pulley.Y}, b.arm2.tip, 1.2, paint.Iron)
 			}
 		case "resistance band":
-			if d.place("band", place{}).At == "hands" { // stretched between the hands
-				s.capsule(b.arm.tip, b.arm2.tip, 1.5, paint.Accent)
+			if d.place("band", place{}).At == "hands" { // drawn after the figure
 				continue
 			}
 			s.capsule(st.band, hook, 1.5, paint.Accent)
@@ -276,6 +278,9 @@ func (d Demo) frontScene(b *body, st statics) scene {
 				held(&s, e, l.tip, dir(l.a2), true)
 			}
 		}
+	}
+	if d.hasEquip("resistance band") && d.place("band", place{}).At == "hands" { // stretched between the hands, in front
+		s.capsule(b.arm.tip, b.arm2.tip, 1.5, paint.Accent)
 	}
 	if d.tmpl.Hook == "ankle" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
 		s.ring(hook, 3.4, 2, paint.Iron)
