@@ -274,7 +274,7 @@ func (d Demo) frontScene(b *body, st statics) scene {
 			break
 		}
 		for _, e := range d.equip {
-			if e == "dumbbell" || e == "kettlebell" {
+			if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
 				held(&s, e, l.tip, dir(l.a2), true)
 			}
 		}
