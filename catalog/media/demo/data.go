@@ -329,8 +329,8 @@ func (l *library) compile(t *template) error {
 			return fmt.Errorf("unknown pin joint %q", t.Pin)
 		}
 	}
-	if t.View != "" && t.View != "side" && t.View != "front" {
-		return fmt.Errorf("view %q (want side or front)", t.View)
+	if t.View != "" && t.View != "side" && t.View != "front" && t.View != "end" {
+		return fmt.Errorf("view %q (want side, front or end)", t.View)
 	}
 	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" {
 		return fmt.Errorf("hook %q (want wrist or ankle)", t.Hook)

@@ -404,7 +404,7 @@ func (d Demo) bodies() []body {
 		}
 		b := pose2body(p)
 		if d.front() {
-			b = pose2front(p)
+			b = pose2front(p, d.tmpl.View == "end")
 		}
 		if pin == "" || i == 0 {
 			low := math.Min(b.lowest(), math.Min(b.arm.tip.Y, b.arm2.tip.Y)-hr)

@@ -223,7 +223,7 @@ func TestGolden(t *testing.T) {
 // TestFrontMirrors checks that the front view mirrors a symmetric pose.
 func TestFrontMirrors(t *testing.T) {
 	p, _ := unsetPose().overlay(map[string]float64{"sh": 70, "el": 20, "hip": 15, "kn": 10})
-	b := pose2front(p.complete())
+	b := pose2front(p.complete(), false)
 	for _, l := range [][2]limb{{b.arm, b.arm2}, {b.leg, b.leg2}} {
 		for _, j := range [][2]vec{{l[0].root, l[1].root}, {l[0].mid, l[1].mid}, {l[0].end, l[1].end}, {l[0].tip, l[1].tip}} {
 			if math.Abs(j[0].X+j[1].X) > 1e-9 || math.Abs(j[0].Y-j[1].Y) > 1e-9 || j[0].X <= 0 {

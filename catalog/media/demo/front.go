@@ -22,7 +22,10 @@ const (
 // pose2front computes the joints of a complete pose seen from the front,
 // with the pelvis centre at the origin. hip and shoulder are the centres;
 // each limb's root is its own joint.
-func pose2front(p pose) body {
+func pose2front(p pose, end bool) body {
+	if end {
+		return pose2end(p)
+	}
 	var b body
 	b.trunkAbs = 180 - p[fTrunk]
 	b.shoulder = vec{0, torsoLen}
@@ -84,6 +87,57 @@ func pose2front(p pose) body {
 	return b
 }
 
+// pose2end computes the joints of a figure lying face up, seen along its
+// body from the feet: the shoulders' line at the origin, the arms read as
+// in the front view (sh 90 = out level with the shoulders, 180 = straight
+// up), the knees hip units above the shoulders' line and the feet kn units
+// below it. The torso points away from the viewer and is drawn end on.
+func pose2end(p pose) body {
+	b := pose2front(p, false)
+	b.end = true
+	d := vec{0, -(torsoLen - 2)}
+	b.shoulder = vec{}
+	b.neck = vec{0, 3}
+	b.head = vec{0, 5.5}
+	for _, l := range []*limb{&b.arm, &b.arm2} {
+		for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip} {
+			*v = v.add(d)
+		}
+	}
+	leg := func(s, knee, foot float64) limb {
+		var l limb
+		l.root = vec{s * hipHalf, -2}
+		l.mid = vec{s * (hipHalf + 3), knee}
+		l.end = vec{s * (hipHalf + 7), -foot}
+		l.a1, l.a2 = 0, 0
+		l.tip = l.end.add(vec{s * 1.5, -2.2})
+		l.heel = l.end.add(vec{-s * 1.5, -2.2})
+		return l
+	}
+	b.leg = leg(1, p[fHip], p[fKn])
+	b.leg2 = leg(-1, p[fHip], p[fKn])
+	return b
+}
+
+// endFigure appends the figure seen from its feet to s: the shins and
+// knees nearest, then the torso end on with the head above it, the arms.
+func endFigure(s *scene, b *body, t tint) {
+	c := paint.Body
+	o := b.shoulder // the shoulders' line, placed
+	s.circle(b.head, headR, c)
+	s.capsule(o.add(vec{-shoulderHalf, 0}), o.add(vec{shoulderHalf, 0}), torsoW, c)
+	if col, ok := t["chest"]; ok {
+		s.capsule(o.add(vec{-shoulderHalf + 2, 3}), o.add(vec{shoulderHalf - 2, 3}), 4, col)
+	}
+	for _, l := range []limb{b.leg2, b.leg} {
+		s.capsule(l.mid, l.end, shankW, c)
+		s.capsule(l.heel, l.tip, footW, c)
+		s.circle(l.mid, thighW/2+0.5, c)
+		t.frontTint(s, "shank", l.mid, l.end, shankW, vec{1, 0})
+	}
+	frontArms(s, b, t)
+}
+
 // frontLowest is the lowest y of the front figure's outline.
 func frontLowest(b *body) float64 {
 	var s scene
@@ -93,7 +147,9 @@ func frontLowest(b *body) float64 {
 	return bb.y0
 }
 
-func (d Demo) front() bool { return d.tmpl != nil && d.tmpl.View == "front" }
+func (d Demo) front() bool {
+	return d.tmpl != nil && (d.tmpl.View == "front" || d.tmpl.View == "end")
+}
 
 // frontRegions places the tints seen from the front: side +1 is a limb's
 // outer edge, -1 its inner edge. chest, abs, obliques, shoulder, glutes and
@@ -134,6 +190,10 @@ func (t tint) frontTint(s *scene, seg string, a, b vec, w float64, out vec) {
 
 // frontFigure appends the body seen from the front to s.
 func frontFigure(s *scene, b *body, t tint) {
+	if b.end {
+		endFigure(s, b, t)
+		return
+	}
 	c := paint.Body
 	for i, l := range []limb{b.leg2, b.leg} { // the near leg in front
 		out := vec{2*float64(i) - 1, 0}
@@ -174,6 +234,12 @@ func frontFigure(s *scene, b *body, t tint) {
 	if col, ok := t["abs"]; ok {
 		s.capsule(at(0, 5), at(0, 17), 5.2, col)
 	}
+	frontArms(s, b, t)
+}
+
+// frontArms appends both arms seen from the front.
+func frontArms(s *scene, b *body, t tint) {
+	c := paint.Body
 	for i, l := range []limb{b.arm, b.arm2} {
 		out := vec{1 - 2*float64(i), 0}
 		s.capsule(l.root, l.mid, upperArmW, c)

@@ -144,6 +144,7 @@ type body struct {
 	hip, shoulder, neck, head vec
 	trunkAbs                  float64 // absolute angle of the torso (hip → shoulder)
 	arm, arm2, leg, leg2      limb
+	end                       bool // seen along the body from its feet (front.go)
 }
 
 func (b *body) translate(d vec) {
