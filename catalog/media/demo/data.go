@@ -47,7 +47,7 @@ type template struct {
 	// the pose is read in the frontal plane (see front.go).
 	View string `yaml:"view"`
 	// Hook is the joint a front view's cable or band pulls: "wrist"
-	// (default) or "ankle".
+	// (default), "ankle" or "head".
 	Hook string `yaml:"hook"`
 	// Pair adds a second cable stack mirrored on the far side, its cable
 	// to the far hand (a front view's crossover).
@@ -332,8 +332,8 @@ func (l *library) compile(t *template) error {
 	if t.View != "" && t.View != "side" && t.View != "front" && t.View != "end" {
 		return fmt.Errorf("view %q (want side, front or end)", t.View)
 	}
-	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" {
-		return fmt.Errorf("hook %q (want wrist or ankle)", t.Hook)
+	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" {
+		return fmt.Errorf("hook %q (want wrist, ankle or head)", t.Hook)
 	}
 	for _, f := range t.Fix {
 		if f != "hands" && f != "feet" && f != "hand" && f != "foot" {

@@ -29,8 +29,9 @@ func pose2front(p pose, end bool) body {
 	var b body
 	b.trunkAbs = 180 - p[fTrunk]
 	b.shoulder = vec{0, torsoLen}
-	b.neck = b.shoulder.add(vec{0, neckLen})
-	b.head = b.neck.add(vec{0, headR * 0.9})
+	// head tilts the neck and head towards the near shoulder
+	b.neck = b.shoulder.add(dir(180 - p[fHead]*0.5).mul(neckLen))
+	b.head = b.neck.add(dir(180 - p[fHead]).mul(headR * 0.9))
 	arm := func(s, sh, el, fwd float64) limb {
 		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
 		// fwd turns the arm about a vertical axis through the shoulder:
@@ -275,9 +276,9 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
 			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
-		case "bench", "leverage machine", "stability ball":
-			// a seat under the pelvis, only where the template places one
-			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball"}[e]
+		case "bench", "leverage machine", "stability ball", "plyo box":
+			// a seat under the pelvis or a box under a foot, only where the template places one
+			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box"}[e]
 			p, ok := d.tmpl.Props[kind]
 			if !ok {
 				continue
@@ -307,8 +308,11 @@ func (d Demo) frontStatics(b *body) statics {
 func (d Demo) frontScene(b *body, st statics) scene {
 	var s scene
 	hook := b.arm.tip
-	if d.tmpl.Hook == "ankle" {
+	switch d.tmpl.Hook {
+	case "ankle":
 		hook = b.leg.end
+	case "head":
+		hook = b.head
 	}
 	for _, e := range d.equip {
 		switch e {
@@ -322,7 +326,7 @@ func (d Demo) frontScene(b *body, st statics) scene {
 				continue
 			}
 			s.capsule(st.band, hook, 1.5, paint.Accent)
-			if d.tmpl.Hook != "ankle" && !d.single {
+			if (d.tmpl.Hook == "" || d.tmpl.Hook == "wrist") && !d.single {
 				s.capsule(st.band, b.arm2.tip, 1.5, paint.Accent)
 			}
 		}
