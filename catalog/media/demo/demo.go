@@ -1,6 +1,6 @@
 // Package demo draws animated exercise demonstrations from the catalogue's
-// own data: a side-view pictogram performing the exercise with its
-// equipment, the working muscles tinted. Poses, templates, the mapping of
+// own data: a pictogram performing the exercise with its equipment, seen
+// from the side, the front or (lying) the feet, the working muscles tinted. Poses, templates, the mapping of
 // families to templates and of muscles to parts of the figure are YAML data
 // in data/; the code only interprets and draws them.
 package demo
