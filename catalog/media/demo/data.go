@@ -47,8 +47,11 @@ type template struct {
 	// the pose is read in the frontal plane (see front.go).
 	View string `yaml:"view"`
 	// Hook is the joint a front view's cable or band pulls: "wrist"
-	// (default) or "ankle".
+	// (default), "ankle" or "head".
 	Hook string `yaml:"hook"`
+	// Pair adds a second cable stack mirrored on the far side, its cable
+	// to the far hand (a front view's crossover).
+	Pair bool `yaml:"pair"`
 	// Alternate lists limbs ("arms", "legs") whose far side runs half a loop behind.
 	Alternate []string             `yaml:"alternate"`
 	Props     map[string]place     `yaml:"props"`
@@ -326,11 +329,11 @@ func (l *library) compile(t *template) error {
 			return fmt.Errorf("unknown pin joint %q", t.Pin)
 		}
 	}
-	if t.View != "" && t.View != "side" && t.View != "front" {
-		return fmt.Errorf("view %q (want side or front)", t.View)
+	if t.View != "" && t.View != "side" && t.View != "front" && t.View != "end" {
+		return fmt.Errorf("view %q (want side, front or end)", t.View)
 	}
-	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" {
-		return fmt.Errorf("hook %q (want wrist or ankle)", t.Hook)
+	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" {
+		return fmt.Errorf("hook %q (want wrist, ankle or head)", t.Hook)
 	}
 	for _, f := range t.Fix {
 		if f != "hands" && f != "feet" && f != "hand" && f != "foot" {

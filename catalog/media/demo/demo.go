@@ -1,6 +1,6 @@
 // Package demo draws animated exercise demonstrations from the catalogue's
-// own data: a side-view pictogram performing the exercise with its
-// equipment, the working muscles tinted. Poses, templates, the mapping of
+// own data: a pictogram performing the exercise with its equipment, seen
+// from the side, the front or (lying) the feet, the working muscles tinted. Poses, templates, the mapping of
 // families to templates and of muscles to parts of the figure are YAML data
 // in data/; the code only interprets and draws them.
 package demo
@@ -18,7 +18,7 @@ import (
 )
 
 // Version names the renderer and its data; bump it whenever any output pixel could change.
-const Version = "demo/3"
+const Version = "demo/4"
 
 // FPS is the frame rate of every animation.
 const FPS = 12
@@ -397,12 +397,14 @@ func (d Demo) bodies() []body {
 			q := sample(keys, durs, u+0.5)
 			p[fHip2], p[fKn2], p[fAn2] = q[fHip], q[fKn], q[fAn]
 		}
-		if d.single {
+		if d.single && d.front() { // the far arm hangs at the side
+			p[fSh2], p[fEl2], p[fFwd2] = 6, 5, 0
+		} else if d.single {
 			p[fSh2], p[fEl2] = keys[0][fSh2], keys[0][fEl2]
 		}
 		b := pose2body(p)
 		if d.front() {
-			b = pose2front(p)
+			b = pose2front(p, d.tmpl.View == "end")
 		}
 		if pin == "" || i == 0 {
 			low := math.Min(b.lowest(), math.Min(b.arm.tip.Y, b.arm2.tip.Y)-hr)
@@ -439,7 +441,12 @@ func (d Demo) bodies() []body {
 					reachArm(&b.arm2, hand20, p[fEl2])
 				}
 			}
-			if fixFeet {
+			if fixFeet && d.front() {
+				reachLegFront(&b.leg, foot0, p[fKn], p[fHfwd], 1)
+				if fixFoot2 {
+					reachLegFront(&b.leg2, foot20, p[fKn2], p[fHfwd2], -1)
+				}
+			} else if fixFeet {
 				reachLeg(&b.leg, b.hip, foot0, p[fKn])
 				if fixFoot2 {
 					reachLeg(&b.leg2, b.hip, foot20, p[fKn2])

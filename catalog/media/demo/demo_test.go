@@ -223,7 +223,7 @@ func TestGolden(t *testing.T) {
 // TestFrontMirrors checks that the front view mirrors a symmetric pose.
 func TestFrontMirrors(t *testing.T) {
 	p, _ := unsetPose().overlay(map[string]float64{"sh": 70, "el": 20, "hip": 15, "kn": 10})
-	b := pose2front(p.complete())
+	b := pose2front(p.complete(), false)
 	for _, l := range [][2]limb{{b.arm, b.arm2}, {b.leg, b.leg2}} {
 		for _, j := range [][2]vec{{l[0].root, l[1].root}, {l[0].mid, l[1].mid}, {l[0].end, l[1].end}, {l[0].tip, l[1].tip}} {
 			if math.Abs(j[0].X+j[1].X) > 1e-9 || math.Abs(j[0].Y-j[1].Y) > 1e-9 || j[0].X <= 0 {
@@ -349,3 +349,74 @@ func benchRecord(b *testing.B, h int) {
 func BenchmarkFrames180(b *testing.B) { benchRecord(b, 180) }
 func BenchmarkFrames360(b *testing.B) { benchRecord(b, 360) }
 func BenchmarkFrames720(b *testing.B) { benchRecord(b, 720) }
+
+// TestFrontTurn checks that fwd turns a front-view arm towards the viewer
+// (its sideways reach shrinks, then crosses over) and that hfwd and kfwd
+// shorten the thigh and the shank.
+func TestFrontTurn(t *testing.T) {
+	reach := func(m map[string]float64) body {
+		p, _ := unsetPose().overlay(m)
+		return pose2front(p.complete(), false)
+	}
+	out := reach(map[string]float64{"sh": 90, "el": 0})
+	front := reach(map[string]float64{"sh": 90, "el": 0, "fwd": 90})
+	across := reach(map[string]float64{"sh": 90, "el": 0, "fwd": 180})
+	root := out.arm.root.X
+	if out.arm.tip.X-root < 25 || math.Abs(front.arm.tip.X-root) > 1e-6 || across.arm.tip.X-root > -25 {
+		t.Fatalf("hand x from the shoulder: out %.1f, at the viewer %.1f, across %.1f", out.arm.tip.X-root, front.arm.tip.X-root, across.arm.tip.X-root)
+	}
+	if front.arm.tip.Y != out.arm.tip.Y {
+		t.Fatal("turning the arm changed its height")
+	}
+	seated := reach(map[string]float64{"hfwd": 80, "kfwd": 60})
+	if l := seated.leg.root.Y - seated.leg.mid.Y; l > thighLen*0.3 {
+		t.Fatalf("thigh towards the viewer drawn %.1f long", l)
+	}
+	if l := seated.leg.mid.Y - seated.leg.end.Y; math.Abs(l-shankLen/2) > 1e-6 {
+		t.Fatalf("shank at 60 degrees drawn %.1f long", l)
+	}
+}
+
+// TestFrontFeetPlanted checks that fix: [feet] holds a front view's feet
+// where the first frame put them (a lateral lunge shifts over its feet).
+func TestFrontFeetPlanted(t *testing.T) {
+	d := For(inputOf(record(t, "lateral lunge")))
+	if !d.front() {
+		t.Fatalf("lateral lunge drawn with %q, not from the front", d.Template())
+	}
+	bs := d.bodies()
+	moved := false
+	for _, b := range bs[1:] {
+		for i, l := range []limb{b.leg, b.leg2} {
+			f0 := []limb{bs[0].leg, bs[0].leg2}[i].end
+			if l.end.sub(f0).lenv() > 1e-6 {
+				t.Fatalf("foot %d moved from %v to %v", i, f0, l.end)
+			}
+		}
+		moved = moved || math.Abs(b.hip.X-bs[0].hip.X) > 5
+	}
+	if !moved {
+		t.Fatal("the pelvis never shifted over a foot")
+	}
+}
+
+// TestEndView checks the view from the feet: a fly on a bench keeps the
+// shoulders level above the feet while the hands sweep from wide to above
+// the chest.
+func TestEndView(t *testing.T) {
+	d := For(inputOf(record(t, "dumbbell fly")))
+	if d.tmpl == nil || d.tmpl.View != "end" {
+		t.Fatalf("dumbbell fly drawn with %q, not from the feet", d.Template())
+	}
+	bs := d.bodies()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range bs {
+		if math.Abs(b.arm.root.Y-b.arm2.root.Y) > 1e-6 || b.leg.end.Y > b.shoulder.Y-20 {
+			t.Fatalf("shoulders %v %v, foot %v", b.arm.root, b.arm2.root, b.leg.end)
+		}
+		lo, hi = math.Min(lo, b.arm.tip.Y-b.shoulder.Y), math.Max(hi, b.arm.tip.Y-b.shoulder.Y)
+	}
+	if lo > 5 || hi < 25 {
+		t.Fatalf("hands between %.1f and %.1f above the shoulders", lo, hi)
+	}
+}

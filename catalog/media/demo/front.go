@@ -22,35 +22,56 @@ const (
 // pose2front computes the joints of a complete pose seen from the front,
 // with the pelvis centre at the origin. hip and shoulder are the centres;
 // each limb's root is its own joint.
-func pose2front(p pose) body {
+func pose2front(p pose, end bool) body {
+	if end {
+		return pose2end(p)
+	}
 	var b body
 	b.trunkAbs = 180 - p[fTrunk]
 	b.shoulder = vec{0, torsoLen}
-	b.neck = b.shoulder.add(vec{0, neckLen})
-	b.head = b.neck.add(vec{0, headR * 0.9})
-	arm := func(s, sh, el float64) limb {
+	// head tilts the neck and head towards the near shoulder
+	b.neck = b.shoulder.add(dir(180 - p[fHead]*0.5).mul(neckLen))
+	b.head = b.neck.add(dir(180 - p[fHead]).mul(headR * 0.9))
+	arm := func(s, sh, el, fwd float64) limb {
 		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
-		l.a1 = s * sh
-		l.mid = l.root.add(dir(l.a1).mul(upperArm))
-		l.a2 = l.a1 + s*el
-		l.end = l.mid.add(dir(l.a2).mul(foreArm))
-		l.tip = l.end.add(dir(l.a2).mul(2))
+		// fwd turns the arm about a vertical axis through the shoulder:
+		// seen from the front, its sideways reach shrinks by cos(fwd) and
+		// crosses to the other side past 90.
+		c := math.Cos(fwd * math.Pi / 180)
+		seg := func(a, n float64) (vec, float64) {
+			v := dir(a).mul(n)
+			if fwd == 0 {
+				return v, a
+			}
+			v.X *= c
+			if v.lenv() < 1e-6 {
+				return v, a
+			}
+			return v, math.Atan2(v.X, -v.Y) * 180 / math.Pi
+		}
+		var u, f vec
+		u, l.a1 = seg(s*sh, upperArm)
+		f, l.a2 = seg(s*(sh+el), foreArm)
+		l.mid = l.root.add(u)
+		l.end = l.mid.add(f)
+		l.tip = l.end.add(f.mul(2 / foreArm))
 		return l
 	}
-	leg := func(s, hip, kn float64) limb {
+	leg := func(s, hip, kn, hfwd, kfwd float64) limb {
 		l := limb{root: vec{s * hipHalf, 0}}
 		l.a1 = s * hip
-		l.mid = l.root.add(dir(l.a1).mul(thighLen))
+		// a thigh flexed towards the viewer looks shorter
+		l.mid = l.root.add(dir(l.a1).mul(thighLen * math.Max(0.15, math.Cos(hfwd*math.Pi/180))))
 		l.a2 = l.a1 - s*kn
-		l.end = l.mid.add(dir(l.a2).mul(shankLen))
+		l.end = l.mid.add(dir(l.a2).mul(shankLen * math.Max(0.15, math.Cos(kfwd*math.Pi/180))))
 		l.tip = l.end.add(vec{s * 3.2, -2.2})
 		l.heel = l.end.add(vec{-s * 0.8, -2.2})
 		return l
 	}
-	b.arm = arm(1, p[fSh], p[fEl])
-	b.arm2 = arm(-1, p[fSh2], p[fEl2])
-	b.leg = leg(1, p[fHip], p[fKn])
-	b.leg2 = leg(-1, p[fHip2], p[fKn2])
+	b.arm = arm(1, p[fSh], p[fEl], p[fFwd])
+	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2])
+	b.leg = leg(1, p[fHip], p[fKn], p[fHfwd], p[fKfwd])
+	b.leg2 = leg(-1, p[fHip2], p[fKn2], p[fHfwd2], p[fKfwd2])
 	if t := p[fTrunk]; t != 0 {
 		sin, cos := math.Sincos(-t * math.Pi / 180)
 		rot := func(v *vec) { *v = vec{v.X*cos - v.Y*sin, v.X*sin + v.Y*cos} }
@@ -67,6 +88,57 @@ func pose2front(p pose) body {
 	return b
 }
 
+// pose2end computes the joints of a figure lying face up, seen along its
+// body from the feet: the shoulders' line at the origin, the arms read as
+// in the front view (sh 90 = out level with the shoulders, 180 = straight
+// up), the knees hip units above the shoulders' line and the feet kn units
+// below it. The torso points away from the viewer and is drawn end on.
+func pose2end(p pose) body {
+	b := pose2front(p, false)
+	b.end = true
+	d := vec{0, -(torsoLen - 2)}
+	b.shoulder = vec{}
+	b.neck = vec{0, 3}
+	b.head = vec{0, 5.5}
+	for _, l := range []*limb{&b.arm, &b.arm2} {
+		for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip} {
+			*v = v.add(d)
+		}
+	}
+	leg := func(s, knee, foot float64) limb {
+		var l limb
+		l.root = vec{s * hipHalf, -2}
+		l.mid = vec{s * (hipHalf + 3), knee}
+		l.end = vec{s * (hipHalf + 7), -foot}
+		l.a1, l.a2 = 0, 0
+		l.tip = l.end.add(vec{s * 1.5, -2.2})
+		l.heel = l.end.add(vec{-s * 1.5, -2.2})
+		return l
+	}
+	b.leg = leg(1, p[fHip], p[fKn])
+	b.leg2 = leg(-1, p[fHip], p[fKn])
+	return b
+}
+
+// endFigure appends the figure seen from its feet to s: the shins and
+// knees nearest, then the torso end on with the head above it, the arms.
+func endFigure(s *scene, b *body, t tint) {
+	c := paint.Body
+	o := b.shoulder // the shoulders' line, placed
+	s.circle(b.head, headR, c)
+	s.capsule(o.add(vec{-shoulderHalf, 0}), o.add(vec{shoulderHalf, 0}), torsoW, c)
+	if col, ok := t["chest"]; ok {
+		s.capsule(o.add(vec{-shoulderHalf + 2, 3}), o.add(vec{shoulderHalf - 2, 3}), 4, col)
+	}
+	for _, l := range []limb{b.leg2, b.leg} {
+		s.capsule(l.mid, l.end, shankW, c)
+		s.capsule(l.heel, l.tip, footW, c)
+		s.circle(l.mid, thighW/2+0.5, c)
+		t.frontTint(s, "shank", l.mid, l.end, shankW, vec{1, 0})
+	}
+	frontArms(s, b, t)
+}
+
 // frontLowest is the lowest y of the front figure's outline.
 func frontLowest(b *body) float64 {
 	var s scene
@@ -76,7 +148,9 @@ func frontLowest(b *body) float64 {
 	return bb.y0
 }
 
-func (d Demo) front() bool { return d.tmpl != nil && d.tmpl.View == "front" }
+func (d Demo) front() bool {
+	return d.tmpl != nil && (d.tmpl.View == "front" || d.tmpl.View == "end")
+}
 
 // frontRegions places the tints seen from the front: side +1 is a limb's
 // outer edge, -1 its inner edge. chest, abs, obliques, shoulder, glutes and
@@ -117,6 +191,10 @@ func (t tint) frontTint(s *scene, seg string, a, b vec, w float64, out vec) {
 
 // frontFigure appends the body seen from the front to s.
 func frontFigure(s *scene, b *body, t tint) {
+	if b.end {
+		endFigure(s, b, t)
+		return
+	}
 	c := paint.Body
 	for i, l := range []limb{b.leg2, b.leg} { // the near leg in front
 		out := vec{2*float64(i) - 1, 0}
@@ -157,10 +235,19 @@ func frontFigure(s *scene, b *body, t tint) {
 	if col, ok := t["abs"]; ok {
 		s.capsule(at(0, 5), at(0, 17), 5.2, col)
 	}
+	frontArms(s, b, t)
+}
+
+// frontArms appends both arms seen from the front.
+func frontArms(s *scene, b *body, t tint) {
+	c := paint.Body
 	for i, l := range []limb{b.arm, b.arm2} {
 		out := vec{1 - 2*float64(i), 0}
 		s.capsule(l.root, l.mid, upperArmW, c)
 		t.frontTint(s, "upperarm", l.root, l.mid, upperArmW, out)
+		// a light edge keeps a forearm or hand in front of the torso visible
+		s.capsule(l.mid.lerp(l.end, 0.35), l.end, foreArmW+2.4, paint.Background)
+		s.circle(l.tip, handR+1.2, paint.Background)
 		s.capsule(l.mid, l.end, foreArmW, c)
 		t.frontTint(s, "forearm", l.mid, l.end, foreArmW, out)
 		s.circle(l.tip, handR, c)
@@ -184,9 +271,34 @@ func (d Demo) frontStatics(b *body) statics {
 			s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
 			s.circle(st.pulley, 2.6, paint.Iron)
 		case "resistance band":
+			if d.place("band", place{}).At == "hands" {
+				continue
+			}
 			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
 			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
+		case "bench", "leverage machine", "stability ball", "plyo box":
+			// a seat under the pelvis or a box under a foot, only where the template places one
+			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box"}[e]
+			p, ok := d.tmpl.Props[kind]
+			if !ok {
+				continue
+			}
+			a := anchor(b, p)
+			w := orDefault(p.W, 26)
+			if e == "stability ball" {
+				s.circle(vec{a.X, w / 2}, w/2, paint.Accent)
+				continue
+			}
+			s.rect(a.X-w/2, 0, a.X+w/2, a.Y, paint.Frame)
+			if h := p.H; h > 0 { // a backrest or the machine's frame behind the torso
+				s.rect(a.X-w/2+3, a.Y, a.X+w/2-3, a.Y+h, paint.Frame)
+			}
 		}
+	}
+	if d.tmpl.Pair && st.pulley != (vec{}) {
+		x := -st.pulley.X
+		s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
+		s.circle(vec{x, st.pulley.Y}, 2.6, paint.Iron)
 	}
 	return st
 }
@@ -196,19 +308,35 @@ func (d Demo) frontStatics(b *body) statics {
 func (d Demo) frontScene(b *body, st statics) scene {
 	var s scene
 	hook := b.arm.tip
-	if d.tmpl.Hook == "ankle" {
+	switch d.tmpl.Hook {
+	case "ankle":
 		hook = b.leg.end
+	case "head":
+		hook = b.head
 	}
 	for _, e := range d.equip {
 		switch e {
 		case "cable":
 			s.capsule(st.pulley, hook, 1.2, paint.Iron)
+			if d.tmpl.Pair && !d.single {
+				s.capsule(vec{-st.pulley.X, st.pulley.Y}, b.arm2.tip, 1.2, paint.Iron)
+			}
 		case "resistance band":
+			if d.place("band", place{}).At == "hands" { // drawn after the figure
+				continue
+			}
 			s.capsule(st.band, hook, 1.5, paint.Accent)
-			if d.tmpl.Hook != "ankle" && !d.single {
+			if (d.tmpl.Hook == "" || d.tmpl.Hook == "wrist") && !d.single {
 				s.capsule(st.band, b.arm2.tip, 1.5, paint.Accent)
 			}
 		}
+	}
+	if d.frontBar() != "" { // a bar held in both hands, seen end to end
+		y := (b.arm.tip.Y + b.arm2.tip.Y) / 2
+		x0, x1 := math.Min(b.arm.tip.X, b.arm2.tip.X)-14, math.Max(b.arm.tip.X, b.arm2.tip.X)+14
+		s.capsule(vec{x0, y}, vec{x1, y}, 2.2, paint.Iron)
+		s.rect(x0-2, y-9, x0+2, y+9, paint.Iron)
+		s.rect(x1-2, y-9, x1+2, y+9, paint.Iron)
 	}
 	frontFigure(&s, b, d.tint)
 	for i, l := range []limb{b.arm, b.arm2} {
@@ -216,13 +344,40 @@ func (d Demo) frontScene(b *body, st statics) scene {
 			break
 		}
 		for _, e := range d.equip {
-			if e == "dumbbell" || e == "kettlebell" {
+			if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
 				held(&s, e, l.tip, dir(l.a2), true)
 			}
 		}
+	}
+	if d.hasEquip("resistance band") && d.place("band", place{}).At == "hands" { // stretched between the hands, in front
+		s.capsule(b.arm.tip, b.arm2.tip, 1.5, paint.Accent)
 	}
 	if d.tmpl.Hook == "ankle" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
 		s.ring(hook, 3.4, 2, paint.Iron)
 	}
 	return s
+}
+
+// reachLegFront re-aims a front-view leg so its ankle is at target, the
+// knee bent outwards for a positive kn (inwards for a negative one); s is
+// +1 for the near leg, -1 for the far one.
+func reachLegFront(l *limb, target vec, kn, hfwd, s float64) {
+	thigh := thighLen * math.Max(0.15, math.Cos(hfwd*math.Pi/180))
+	a1, a2 := solve(l.root, target, thigh, shankLen, (s < 0) == (kn >= 0))
+	l.a1, l.a2 = a1, a2
+	l.mid = l.root.add(dir(a1).mul(thigh))
+	l.end = l.mid.add(dir(a2).mul(shankLen))
+	l.tip = l.end.add(vec{s * 3.2, -2.2})
+	l.heel = l.end.add(vec{-s * 0.8, -2.2})
+}
+
+// frontBar names the bar held in both hands that the front view draws.
+func (d Demo) frontBar() string {
+	for _, e := range d.equip {
+		switch e {
+		case "barbell", "ez barbell", "smith machine":
+			return e
+		}
+	}
+	return ""
 }

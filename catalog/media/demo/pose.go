@@ -45,12 +45,18 @@ const (
 	fHip2
 	fKn2
 	fAn2
+	fFwd // front view only: near arm turned about a vertical axis through the shoulder, towards the viewer
+	fFwd2
+	fHfwd // front view only: near thigh flexed towards the viewer (a seated figure's thighs)
+	fHfwd2
+	fKfwd // front view only: near shank pointing towards the viewer (knees up in front of a seated figure)
+	fKfwd2
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -61,7 +67,7 @@ var fieldIndex = func() map[string]int {
 }()
 
 // farOf maps a far field to its near field.
-var farOf = map[int]int{fSh2: fSh, fEl2: fEl, fHip2: fHip, fKn2: fKn, fAn2: fAn}
+var farOf = map[int]int{fSh2: fSh, fEl2: fEl, fHip2: fHip, fKn2: fKn, fAn2: fAn, fFwd2: fFwd, fHfwd2: fHfwd, fKfwd2: fKfwd}
 
 // pose is a full set of joint values; NaN means "not set" (far limbs follow
 // the near ones).
@@ -138,6 +144,7 @@ type body struct {
 	hip, shoulder, neck, head vec
 	trunkAbs                  float64 // absolute angle of the torso (hip → shoulder)
 	arm, arm2, leg, leg2      limb
+	end                       bool // seen along the body from its feet (front.go)
 }
 
 func (b *body) translate(d vec) {

@@ -22,8 +22,8 @@ func TestReviewTemplates(t *testing.T) {
 	l := theLibrary()
 	os.MkdirAll(*review, 0o755)
 	eq := map[string][]string{
-		"bench-press": {"barbell", "bench"}, "incline-bench-press": {"dumbbell", "bench"}, "chest-fly": {"dumbbell", "bench"},
-		"cable-fly": {"cable"}, "incline-push-up": {"bench"}, "dip": {"dip station"}, "bench-dip": {"bench"},
+		"bench-press": {"barbell", "bench"}, "incline-bench-press": {"dumbbell", "bench"}, "chest-fly-end": {"dumbbell", "bench"},
+		"cable-fly-front": {"cable"}, "incline-push-up": {"bench"}, "dip": {"dip station"}, "bench-dip": {"bench"},
 		"bent-over-row": {"barbell"}, "seated-cable-row": {"cable"}, "pull-up": {"pull-up bar"}, "lat-pulldown": {"cable"},
 		"inverted-row": {"smith machine"}, "straight-arm-pulldown": {"cable"}, "pullover": {"dumbbell", "bench"}, "shrug": {"dumbbell"},
 		"back-extension": {"bench"}, "squat": {"barbell"}, "front-squat": {"barbell"}, "lunge": {"dumbbell"}, "step-up": {"plyo box"},
@@ -37,7 +37,7 @@ func TestReviewTemplates(t *testing.T) {
 		"hip-thrust": {"barbell", "bench"}, "jump-rope": {"jump rope"}, "rowing-machine": {"rowing machine"}, "bike": {"stationary bike"},
 		"ski-erg": {"ski erg"}, "battle-ropes": {"battle ropes"}, "stair-climb": {"stair climber"}, "box-jump": {"plyo box"}, "clean": {"barbell"},
 		"snatch": {"barbell"}, "jerk": {"barbell"}, "high-pull": {"barbell"}, "clean-and-press": {"barbell"}, "thruster": {"barbell"},
-		"carry": {"kettlebell"}, "snatch-balance": {"barbell"}, "bike-standing": {"stationary bike"}, "toes-to-bar": {"pull-up bar"}, "chair-leg-raise": {"dip station"}, "hanging-l-sit": {"pull-up bar"}, "kneeling-hip-thrust": {"resistance band"}, "muscle-up": {"gymnastic rings"}, "incline-fly": {"dumbbell", "bench"}, "jumping-lunge": nil, "pec-deck": {"leverage machine"}, "reverse-pec-deck": {"leverage machine"}, "supine-leg-stretch": {"resistance band"}, "cable-crunch": {"cable"}, "standing-kickback": {"cable"}, "foam-roll-back": {"foam roller"}, "foam-roll-quad": {"foam roller"}, "foam-roll-calf": {"foam roller"},
+		"carry": {"kettlebell"}, "snatch-balance": {"barbell"}, "bike-standing": {"stationary bike"}, "toes-to-bar": {"pull-up bar"}, "chair-leg-raise": {"dip station"}, "hanging-l-sit": {"pull-up bar"}, "kneeling-hip-thrust": {"resistance band"}, "muscle-up": {"gymnastic rings"}, "jumping-lunge": nil, "pec-deck-front": {"leverage machine"}, "seated-reverse-fly-front": {"leverage machine"}, "supine-leg-stretch": {"resistance band"}, "cable-crunch": {"cable"}, "standing-kickback": {"cable"}, "foam-roll-back": {"foam roller"}, "foam-roll-quad": {"foam roller"}, "foam-roll-calf": {"foam roller"},
 		"foam-roll-hamstring": {"foam roller"}, "depth-jump": {"plyo box"}, "depth-drop": {"plyo box"}, "carry-front": {"kettlebell"},
 		"carry-back": {"barbell"}, "half-kneeling-press": {"dumbbell"}, "dead-hang": {"pull-up bar"}, "flexed-hang": {"pull-up bar"},
 		"front-lever": {"pull-up bar"}, "tuck-planche": {"parallettes"}, "ring-support": {"gymnastic rings"}, "landmine-press": {"landmine", "barbell"},
