@@ -288,3 +288,33 @@ func Encode(w io.Writer, f *File) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// ErrUnknownVersion is the error of Since for a version the changelog does
+// not reach back to: the client must fetch every record again.
+var ErrUnknownVersion = errors.New("not a catalogue version of the changelog")
+
+// Since returns the versions that lead to current, newest first: all of
+// them the changelog holds, or with since set only those newer than since
+// (none when since is current). A changelog that does not hold current (a
+// catalogue it was not generated with) has no versions to give; since is
+// then known only when it is current.
+func (f *File) Since(current, since string) ([]Version, error) {
+	var chain []Version
+	if f != nil {
+		if i := slices.IndexFunc(f.Versions, func(v Version) bool { return v.Version == current }); i >= 0 {
+			chain = f.Versions[i:]
+		}
+	}
+	if since == "" {
+		return chain, nil
+	}
+	if since == current {
+		return []Version{}, nil
+	}
+	for i, v := range chain {
+		if v.Previous == since {
+			return chain[:i+1], nil
+		}
+	}
+	return nil, ErrUnknownVersion
+}

@@ -2,6 +2,7 @@ package changelog_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -190,5 +191,41 @@ func TestEncodeDecode(t *testing.T) {
 	}
 	if _, err := changelog.Decode(strings.NewReader(`{"format": "` + changelog.Format + `", "versions": [], "extra": 1}`)); err == nil {
 		t.Error("Decode accepted an unknown member")
+	}
+}
+
+func TestSince(t *testing.T) {
+	f := &changelog.File{Format: changelog.Format, Versions: []changelog.Version{v("v3", "v2"), v("v2", "v1"), v("v1", "v0")}}
+	tests := []struct {
+		name, current, since string
+		want                 string
+		wantErr              bool
+	}{
+		{"whole changelog", "v3", "", "v3 v2 v1", false},
+		{"since an older version", "v3", "v1", "v3 v2", false},
+		{"since the oldest predecessor", "v3", "v0", "v3 v2 v1", false},
+		{"since the current version", "v3", "v3", "", false},
+		{"served version is older", "v2", "", "v2 v1", false},
+		{"since a newer version than served", "v2", "v3", "", true},
+		{"unknown since", "v3", "zz", "", true},
+		{"catalogue outside the changelog", "x9", "", "", false},
+		{"catalogue outside the changelog, since", "x9", "v1", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := f.Since(tt.current, tt.since)
+			if tt.wantErr {
+				if !errors.Is(err, changelog.ErrUnknownVersion) {
+					t.Fatalf("err = %v, want ErrUnknownVersion", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := versions(&changelog.File{Versions: got}); s != tt.want {
+				t.Errorf("versions = %q, want %q", s, tt.want)
+			}
+		})
 	}
 }
