@@ -136,6 +136,12 @@ func jsonEqual(a, b any) (bool, error) {
 	return bytes.Equal(da, db), nil
 }
 
+// ErrBrokenChain is the error of Record for a version whose predecessor the
+// changelog does not hold: a catalogue was released without being
+// recorded (a branch merged without its changelog, say), so the versions
+// before it no longer lead to the new one.
+var ErrBrokenChain = errors.New("the changelog cannot take this version")
+
 // Record adds v as the newest version. Versions newer than v's predecessor
 // (and one that replaced the same predecessor) are dropped first: they
 // were generated from a source that was edited again before it was
@@ -157,8 +163,8 @@ func (f *File) Record(v Version) error {
 	case i >= 0:
 		f.Versions = f.Versions[i:]
 	case len(f.Versions) > 0 && v.Previous != "":
-		return fmt.Errorf("the changelog does not hold version %s, the catalogue this one (%s) was compared with; its newest is %s",
-			v.Previous, v.Version, f.Versions[0].Version)
+		return fmt.Errorf("%w: it does not hold version %s, the catalogue this one (%s) was compared with; its newest is %s",
+			ErrBrokenChain, v.Previous, v.Version, f.Versions[0].Version)
 	}
 	if v.Version == v.Previous {
 		return nil

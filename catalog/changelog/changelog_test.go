@@ -120,7 +120,7 @@ func TestRecord(t *testing.T) {
 			f := &changelog.File{Format: changelog.Format, Versions: tt.have}
 			err := f.Record(tt.add)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				if !errors.Is(err, changelog.ErrBrokenChain) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
 				return

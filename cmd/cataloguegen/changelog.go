@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -26,8 +27,9 @@ func changelogPath(cfg config) string {
 // updateChangelog records, in the changelog at path, what the catalogue in
 // data changed since the previous one: the -since file, else the -out file
 // as last committed, else the -out file on disk (none for a first
-// catalogue). It returns the changelog to write.
-func updateChangelog(ctx context.Context, cfg config, path string, data []byte) ([]byte, error) {
+// catalogue). It returns the changelog to write. A changelog that does
+// not hold the previous catalogue's version starts again, with a warning.
+func updateChangelog(ctx context.Context, cfg config, path string, data []byte, stderr io.Writer) ([]byte, error) {
 	next, err := exercise.Load(data)
 	if err != nil {
 		return nil, fmt.Errorf("generated catalogue: %w", err)
@@ -53,8 +55,17 @@ func updateChangelog(ctx context.Context, cfg config, path string, data []byte) 
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Record(v); err != nil {
-		return nil, fmt.Errorf("%s: %w; name the catalogue it follows with -since", path, err)
+	err = f.Record(v)
+	if errors.Is(err, changelog.ErrBrokenChain) {
+		// The versions it holds do not lead to the previous catalogue, so
+		// none of them can tell a client what to refresh: start again from
+		// this one (a client that holds an older version refetches all).
+		fmt.Fprintf(stderr, "%s: %v; it now starts at version %s\n", path, err, v.Version)
+		f.Versions = nil
+		err = f.Record(v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var buf bytes.Buffer
 	if err := changelog.Encode(&buf, f); err != nil {

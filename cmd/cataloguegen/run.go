@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			err = checkChangelog(logPath, data)
 		}
 	} else {
-		err = write(ctx, cfg, logPath, data)
+		err = write(ctx, cfg, logPath, data, stderr)
 	}
 	if err != nil {
 		return err
@@ -78,8 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // write writes the catalogue and records it in its changelog, the
 // changelog first: if it cannot be brought up to date, the catalogue is
 // left as it was.
-func write(ctx context.Context, cfg config, logPath string, data []byte) error {
-	log, err := updateChangelog(ctx, cfg, logPath, data)
+func write(ctx context.Context, cfg config, logPath string, data []byte, stderr io.Writer) error {
+	log, err := updateChangelog(ctx, cfg, logPath, data, stderr)
 	if err != nil {
 		return err
 	}

@@ -299,3 +299,26 @@ func readLog(t *testing.T, path string) *changelog.File {
 	}
 	return f
 }
+
+// TestChangelogRestartsWhenItsChainBreaks: a changelog that does not hold
+// the previous catalogue (one released without being recorded) starts
+// again at the new version, with a warning, rather than failing.
+func TestChangelogRestartsWhenItsChainBreaks(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "catalogue.json")
+	since, _, _ := previousOf(t, dir)
+	other := `{"format": "exercisedb-changelog/v1", "versions": [{"version": "1111111111111111", "previous": "", "added": [], "changed": [], "removed": [], "vocabularies": true}]}`
+	if err := os.WriteFile(filepath.Join(dir, "changelog.json"), []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCommand(t, "-source", committedSource, "-out", out, "-since", since)
+	if r.err != nil {
+		t.Fatalf("generate: %v", r.err)
+	}
+	if !strings.Contains(r.stderr, "does not hold version") {
+		t.Errorf("stderr = %q, want a warning that the chain broke", r.stderr)
+	}
+	if f := readLog(t, filepath.Join(dir, "changelog.json")); len(f.Versions) != 1 || f.Versions[0].Version == "1111111111111111" {
+		t.Errorf("versions = %+v, want the new one only", f.Versions)
+	}
+}
