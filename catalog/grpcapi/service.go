@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/exercisedb/exercisedb/catalog/changelog"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	"github.com/exercisedb/exercisedb/catalog/media"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
@@ -24,6 +25,11 @@ import (
 type Service struct {
 	catalogv1.UnimplementedCatalogServiceServer
 	current atomic.Pointer[served]
+
+	// Changelog is what each catalogue version changed, as shipped with
+	// the catalogue (dataset.Changelog); nil means no versions to give.
+	// Set it before serving.
+	Changelog *changelog.File
 
 	// Renderer draws and caches media files; nil means a renderer with
 	// DefaultMediaCache's bounds, made on first use.

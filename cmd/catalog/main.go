@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/exercisedb/exercisedb/catalog/changelog"
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
@@ -83,7 +85,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if tlsFiles != nil {
 		reg.MustRegister(tlsFiles.Collector("grpc"))
 	}
-	svc := &grpcapi.Service{Renderer: media.NewRenderer(grpcapi.DefaultMediaCacheEntries, cfg.MediaCacheBytes, cfg.MediaDir)}
+	// The changelog shipped with the embedded catalogue; a catalogue loaded
+	// from a file gets the versions it covers, if it is one of them.
+	history, err := changelog.Decode(bytes.NewReader(dataset.Changelog()))
+	if err != nil {
+		return fmt.Errorf("embedded changelog: %w", err)
+	}
+	svc := &grpcapi.Service{Changelog: history, Renderer: media.NewRenderer(grpcapi.DefaultMediaCacheEntries, cfg.MediaCacheBytes, cfg.MediaDir)}
 	grpcSrv, health := grpcapi.NewServer(svc, callLog, reg, grpcOpts...)
 	if cfg.Reflection {
 		reflection.Register(grpcSrv)

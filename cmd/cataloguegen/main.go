@@ -2,7 +2,7 @@
 // catalog/dataset/catalogue.json, from its YAML source, or with -check
 // verifies that the file on disk is current. Run it from the module root:
 //
-//	go run ./cmd/cataloguegen          # regenerate
+//	go run ./cmd/cataloguegen          # regenerate (and record it in changelog.json)
 //	go run ./cmd/cataloguegen -check   # fail if catalogue.json is stale
 //	go run ./cmd/cataloguegen -stats   # also print the counts for the README
 package main

@@ -24,6 +24,8 @@ type usageError struct{ error }
 type config struct {
 	source, out  string
 	check, stats bool
+	// changelog and since: see changelog.go.
+	changelog, since string
 	// lint, only and show: see lint.go.
 	lint, show, sameRecords bool
 	only                    string
@@ -50,10 +52,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	logPath := changelogPath(cfg)
 	if cfg.check {
 		err = check(cfg.out, data)
+		if err == nil {
+			err = checkChangelog(logPath, data)
+		}
 	} else {
-		err = os.WriteFile(cfg.out, data, 0o644)
+		err = write(ctx, cfg, logPath, data, stderr)
 	}
 	if err != nil {
 		return err
@@ -69,12 +75,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// write writes the catalogue and records it in its changelog, the
+// changelog first: if it cannot be brought up to date, the catalogue is
+// left as it was.
+func write(ctx context.Context, cfg config, logPath string, data []byte, stderr io.Writer) error {
+	log, err := updateChangelog(ctx, cfg, logPath, data, stderr)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(logPath, log, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(cfg.out, data, 0o644)
+}
+
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var cfg config
 	fs := flag.NewFlagSet("cataloguegen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.source, "source", "catalog/dataset/source", "source `directory` (vocabularies.yaml, families/)")
 	fs.StringVar(&cfg.out, "out", "catalog/dataset/catalogue.json", "generated catalogue `file`")
+	fs.StringVar(&cfg.changelog, "changelog", "", "changelog `file` of the catalogue (default: changelog.json beside -out)")
+	fs.StringVar(&cfg.since, "since", "", "the catalogue `file` the new one follows, for the changelog (default: -out as last committed, else as on disk)")
 	fs.BoolVar(&cfg.check, "check", false, "do not write; fail if the file differs from what the source generates")
 	fs.BoolVar(&cfg.stats, "stats", false, "print the record counts as Markdown tables on stdout")
 	fs.BoolVar(&cfg.lint, "lint", false, "do not write; report content problems (families still without content allowed)")

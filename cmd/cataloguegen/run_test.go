@@ -8,6 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/exercisedb/exercisedb/catalog/changelog"
+	"github.com/exercisedb/exercisedb/catalog/exercise"
 )
 
 // The committed source and catalogue, relative to this package.
@@ -197,5 +202,123 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a canceled run wrote the catalogue")
+	}
+}
+
+// previousOf writes the committed catalogue with one record dropped and
+// another's tips edited, as the catalogue a regeneration follows.
+func previousOf(t *testing.T, dir string) (path, dropped, edited string) {
+	t.Helper()
+	data, err := os.ReadFile(committedCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := exercise.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, edited = f.Exercises[0].ID, f.Exercises[1].ID
+	f.Exercises = f.Exercises[1:]
+	f.Exercises[0].Tips = []string{"An older tip."}
+	path = filepath.Join(dir, "previous.json")
+	var buf bytes.Buffer
+	if err := exercise.Encode(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, dropped, edited
+}
+
+func TestChangelogRecordsWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "catalogue.json")
+	since, dropped, edited := previousOf(t, dir)
+	// Twice, as when the source is edited again before release: the second
+	// run replaces the first's version instead of adding one.
+	for range 2 {
+		if r := runCommand(t, "-source", committedSource, "-out", out, "-since", since); r.err != nil {
+			t.Fatalf("generate: %v", r.err)
+		}
+	}
+	f := readLog(t, filepath.Join(dir, "changelog.json"))
+	if len(f.Versions) != 1 {
+		t.Fatalf("%d versions, want 1", len(f.Versions))
+	}
+	v := f.Versions[0]
+	want := changelog.Version{
+		Version: v.Version, Previous: v.Previous,
+		Added: []string{dropped}, Changed: []changelog.Change{{ID: edited, Fields: []string{"tips"}}}, Removed: []string{},
+	}
+	if diff := cmp.Diff(want, v); diff != "" {
+		t.Errorf("changelog version (-want +got):\n%s", diff)
+	}
+	if r := runCommand(t, "-check", "-source", committedSource, "-out", out); r.err != nil {
+		t.Errorf("-check after writing: %v", r.err)
+	}
+}
+
+func TestCheckDetectsStaleChangelog(t *testing.T) {
+	path, _ := generated(t)
+	logPath := filepath.Join(filepath.Dir(path), "changelog.json")
+	tests := []struct {
+		name    string
+		content string // "" removes the file
+		want    string
+	}{
+		{"missing", "", "does not exist"},
+		{"older version", `{"format": "exercisedb-changelog/v1", "versions": [{"version": "0000000000000000", "previous": "", "added": [], "changed": [], "removed": [], "vocabularies": true}]}`, "is stale or malformed"},
+		{"not a changelog", `{"format": "something else", "versions": []}`, "format"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.content == "" {
+				os.Remove(logPath)
+			} else if err := os.WriteFile(logPath, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := runCommand(t, "-check", "-source", committedSource, "-out", path)
+			if r.err == nil || !strings.Contains(r.err.Error(), tt.want) || !strings.Contains(r.err.Error(), logPath) {
+				t.Errorf("err = %v, want %q naming %s", r.err, tt.want, logPath)
+			}
+		})
+	}
+}
+
+func readLog(t *testing.T, path string) *changelog.File {
+	t.Helper()
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := changelog.Decode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestChangelogRestartsWhenItsChainBreaks: a changelog that does not hold
+// the previous catalogue (one released without being recorded) starts
+// again at the new version, with a warning, rather than failing.
+func TestChangelogRestartsWhenItsChainBreaks(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "catalogue.json")
+	since, _, _ := previousOf(t, dir)
+	other := `{"format": "exercisedb-changelog/v1", "versions": [{"version": "1111111111111111", "previous": "", "added": [], "changed": [], "removed": [], "vocabularies": true}]}`
+	if err := os.WriteFile(filepath.Join(dir, "changelog.json"), []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCommand(t, "-source", committedSource, "-out", out, "-since", since)
+	if r.err != nil {
+		t.Fatalf("generate: %v", r.err)
+	}
+	if !strings.Contains(r.stderr, "does not hold version") {
+		t.Errorf("stderr = %q, want a warning that the chain broke", r.stderr)
+	}
+	if f := readLog(t, filepath.Join(dir, "changelog.json")); len(f.Versions) != 1 || f.Versions[0].Version == "1111111111111111" {
+		t.Errorf("versions = %+v, want the new one only", f.Versions)
 	}
 }

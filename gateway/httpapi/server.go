@@ -117,6 +117,7 @@ func New(d Deps) (http.Handler, error) {
 	a.route(e, "/api/v1/equipments", plan.Equipments, a.names(d.Catalog.Equipments))
 	a.route(e, "/api/v1/liveness", plan.Liveness, a.liveness)
 	a.route(e, "/api/v1/usage", plan.Usage, a.usage)
+	a.route(e, "/api/v1/changelog", plan.Changelog, a.changelog)
 	a.page(e, "/docs/errors/code/:code", a.errorDoc)
 	a.page(e, "/docs/errors", a.errorIndex)
 	a.page(e, "/docs", a.apiReference)

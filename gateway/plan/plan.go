@@ -32,11 +32,19 @@ const (
 	// Usage, a caller's own figures, is allowed on every plan and never
 	// counted against its limits (see Free).
 	Usage Operation = "usage"
+	// Changelog, what each catalogue version changed, is allowed on every
+	// plan (see OnEveryPlan) but counted like any call: it is what lets a
+	// client keep the records it cached instead of fetching them again.
+	Changelog Operation = "changelog"
 )
 
 // Free reports whether op is allowed on every plan, whatever its list of
 // operations, and counted against no rate limit or quota.
 func (op Operation) Free() bool { return op == Usage }
+
+// OnEveryPlan reports whether op is allowed on every plan, whatever its
+// list of operations.
+func (op Operation) OnEveryPlan() bool { return op.Free() || op == Changelog }
 
 // Plan is what a subscription allows.
 type Plan struct {
@@ -58,7 +66,7 @@ type Plan struct {
 const DefaultMaxMediaHeight = 360
 
 // Allows reports whether the plan may call op.
-func (p *Plan) Allows(op Operation) bool { return p.all || p.operations[op] || op.Free() }
+func (p *Plan) Allows(op Operation) bool { return p.all || p.operations[op] || op.OnEveryPlan() }
 
 // Limited reports whether the plan has a rate limit or a quota.
 func (p *Plan) Limited() bool { return p.Rate != nil || p.Quota != nil }

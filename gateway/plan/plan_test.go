@@ -39,7 +39,7 @@ func TestTable(t *testing.T) {
 		op   Operation
 		want bool
 	}{
-		{basic, BodyParts, true}, {basic, Exercises, false}, {mega, Exercises, true}, {mega, Liveness, true}, {basic, Usage, true},
+		{basic, BodyParts, true}, {basic, Exercises, false}, {mega, Exercises, true}, {mega, Liveness, true}, {basic, Usage, true}, {basic, Changelog, true},
 	}
 	for _, tt := range tests {
 		if got := tt.plan.Allows(tt.op); got != tt.want {
@@ -81,5 +81,14 @@ func TestCheckSubscriptions(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("CheckSubscriptions(%v) = %q, want %q", tt.subs, got, tt.want)
 		}
+	}
+}
+
+func TestChangelogIsOnEveryPlanAndCounted(t *testing.T) {
+	if !Changelog.OnEveryPlan() || Changelog.Free() {
+		t.Errorf("changelog: on every plan %v, free %v; want on every plan and counted", Changelog.OnEveryPlan(), Changelog.Free())
+	}
+	if !Usage.OnEveryPlan() || !Usage.Free() || Exercises.OnEveryPlan() {
+		t.Error("usage must be on every plan and free, exercises on neither")
 	}
 }

@@ -1,6 +1,7 @@
 package systemtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/exercisedb/exercisedb/catalog/changelog"
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 	"github.com/exercisedb/exercisedb/catalog/grpcapi"
@@ -96,6 +98,12 @@ func start(t testing.TB, opts options) *system {
 	}
 	ln := bufconn.Listen(1 << 20)
 	s := &system{log: &testlog.Buffer{}, svc: &grpcapi.Service{}, reg: prometheus.NewRegistry(), catReg: prometheus.NewRegistry()}
+	if opts.embedded {
+		// The embedded catalogue ships with its changelog, as cmd/catalog serves it.
+		if s.svc.Changelog, err = changelog.Decode(bytes.NewReader(dataset.Changelog())); err != nil {
+			t.Fatal(err)
+		}
+	}
 	log := slog.New(slog.NewJSONHandler(s.log, nil))
 	svc := s.svc
 	svc.Swap(cat)

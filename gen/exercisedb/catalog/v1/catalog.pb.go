@@ -2300,6 +2300,257 @@ func (x *GetMediaResponse) GetContentType() string {
 	return ""
 }
 
+// GetChangelogRequest asks for the catalogue's changelog.
+type GetChangelogRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A catalogue version the client holds: only the versions newer than it
+	// are returned. Empty returns every version.
+	Since         string `protobuf:"bytes,1,opt,name=since,proto3" json:"since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetChangelogRequest) Reset() {
+	*x = GetChangelogRequest{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetChangelogRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetChangelogRequest) ProtoMessage() {}
+
+func (x *GetChangelogRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetChangelogRequest.ProtoReflect.Descriptor instead.
+func (*GetChangelogRequest) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *GetChangelogRequest) GetSince() string {
+	if x != nil {
+		return x.Since
+	}
+	return ""
+}
+
+// GetChangelogResponse lists catalogue versions, newest first.
+type GetChangelogResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The versions, each the successor of the next.
+	Versions []*CatalogueChanges `protobuf:"bytes,1,rep,name=versions,proto3" json:"versions,omitempty"`
+	// Version of the catalogue that answered.
+	CatalogueVersion string `protobuf:"bytes,2,opt,name=catalogue_version,json=catalogueVersion,proto3" json:"catalogue_version,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetChangelogResponse) Reset() {
+	*x = GetChangelogResponse{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetChangelogResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetChangelogResponse) ProtoMessage() {}
+
+func (x *GetChangelogResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetChangelogResponse.ProtoReflect.Descriptor instead.
+func (*GetChangelogResponse) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *GetChangelogResponse) GetVersions() []*CatalogueChanges {
+	if x != nil {
+		return x.Versions
+	}
+	return nil
+}
+
+func (x *GetChangelogResponse) GetCatalogueVersion() string {
+	if x != nil {
+		return x.CatalogueVersion
+	}
+	return ""
+}
+
+// CatalogueChanges is what one catalogue version changed since the one
+// before it.
+type CatalogueChanges struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version.
+	Version string `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
+	// The version it replaced; empty for the first.
+	Previous string `protobuf:"bytes,2,opt,name=previous,proto3" json:"previous,omitempty"`
+	// Ids of the records added, in id order.
+	Added []string `protobuf:"bytes,3,rep,name=added,proto3" json:"added,omitempty"`
+	// Records changed, in id order.
+	Changed []*RecordChange `protobuf:"bytes,4,rep,name=changed,proto3" json:"changed,omitempty"`
+	// Ids of the records removed, in id order.
+	Removed []string `protobuf:"bytes,5,rep,name=removed,proto3" json:"removed,omitempty"`
+	// Whether the reference lists (body parts, muscles, equipments, exercise
+	// types, difficulties) changed.
+	Vocabularies  bool `protobuf:"varint,6,opt,name=vocabularies,proto3" json:"vocabularies,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CatalogueChanges) Reset() {
+	*x = CatalogueChanges{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CatalogueChanges) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CatalogueChanges) ProtoMessage() {}
+
+func (x *CatalogueChanges) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CatalogueChanges.ProtoReflect.Descriptor instead.
+func (*CatalogueChanges) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *CatalogueChanges) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *CatalogueChanges) GetPrevious() string {
+	if x != nil {
+		return x.Previous
+	}
+	return ""
+}
+
+func (x *CatalogueChanges) GetAdded() []string {
+	if x != nil {
+		return x.Added
+	}
+	return nil
+}
+
+func (x *CatalogueChanges) GetChanged() []*RecordChange {
+	if x != nil {
+		return x.Changed
+	}
+	return nil
+}
+
+func (x *CatalogueChanges) GetRemoved() []string {
+	if x != nil {
+		return x.Removed
+	}
+	return nil
+}
+
+func (x *CatalogueChanges) GetVocabularies() bool {
+	if x != nil {
+		return x.Vocabularies
+	}
+	return false
+}
+
+// RecordChange names a record that changed and the fields that differ.
+type RecordChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record's id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Names of the fields that differ, as the exercise JSON spells them,
+	// sorted.
+	Fields        []string `protobuf:"bytes,2,rep,name=fields,proto3" json:"fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordChange) Reset() {
+	*x = RecordChange{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordChange) ProtoMessage() {}
+
+func (x *RecordChange) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordChange.ProtoReflect.Descriptor instead.
+func (*RecordChange) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *RecordChange) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *RecordChange) GetFields() []string {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
 var File_exercisedb_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
@@ -2444,7 +2695,22 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x04file\x18\x03 \x01(\tR\x04file\"O\n" +
 	"\x10GetMediaResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\fR\acontent\x12!\n" +
-	"\fcontent_type\x18\x02 \x01(\tR\vcontentType*\x9f\x01\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\"+\n" +
+	"\x13GetChangelogRequest\x12\x14\n" +
+	"\x05since\x18\x01 \x01(\tR\x05since\"\x88\x01\n" +
+	"\x14GetChangelogResponse\x12C\n" +
+	"\bversions\x18\x01 \x03(\v2'.exercisedb.catalog.v1.CatalogueChangesR\bversions\x12+\n" +
+	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"\xdb\x01\n" +
+	"\x10CatalogueChanges\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\tR\aversion\x12\x1a\n" +
+	"\bprevious\x18\x02 \x01(\tR\bprevious\x12\x14\n" +
+	"\x05added\x18\x03 \x03(\tR\x05added\x12=\n" +
+	"\achanged\x18\x04 \x03(\v2#.exercisedb.catalog.v1.RecordChangeR\achanged\x12\x18\n" +
+	"\aremoved\x18\x05 \x03(\tR\aremoved\x12\"\n" +
+	"\fvocabularies\x18\x06 \x01(\bR\fvocabularies\"6\n" +
+	"\fRecordChange\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06fields\x18\x02 \x03(\tR\x06fields*\x9f\x01\n" +
 	"\fContentField\x12\x1d\n" +
 	"\x19CONTENT_FIELD_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19CONTENT_FIELD_DESCRIPTION\x10\x01\x12\x1e\n" +
@@ -2462,7 +2728,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x10FACET_DIFFICULTY\x10\x03\x12\x18\n" +
 	"\x14FACET_EXERCISE_TYPES\x10\x04\x12\x18\n" +
 	"\x14FACET_TARGET_MUSCLES\x10\x05\x12\x1b\n" +
-	"\x17FACET_MOVEMENT_PATTERNS\x10\x062\xbf\b\n" +
+	"\x17FACET_MOVEMENT_PATTERNS\x10\x062\xa8\t\n" +
 	"\x0eCatalogService\x12j\n" +
 	"\rListExercises\x12+.exercisedb.catalog.v1.ListExercisesRequest\x1a,.exercisedb.catalog.v1.ListExercisesResponse\x12d\n" +
 	"\vGetExercise\x12).exercisedb.catalog.v1.GetExerciseRequest\x1a*.exercisedb.catalog.v1.GetExerciseResponse\x12j\n" +
@@ -2473,7 +2739,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponse\x12o\n" +
 	"\x0eWatchCatalogue\x12,.exercisedb.catalog.v1.WatchCatalogueRequest\x1a-.exercisedb.catalog.v1.WatchCatalogueResponse0\x01\x12_\n" +
 	"\bExchange\x12&.exercisedb.catalog.v1.ExchangeRequest\x1a'.exercisedb.catalog.v1.ExchangeResponse(\x010\x01\x12[\n" +
-	"\bGetMedia\x12&.exercisedb.catalog.v1.GetMediaRequest\x1a'.exercisedb.catalog.v1.GetMediaResponseBFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
+	"\bGetMedia\x12&.exercisedb.catalog.v1.GetMediaRequest\x1a'.exercisedb.catalog.v1.GetMediaResponse\x12g\n" +
+	"\fGetChangelog\x12*.exercisedb.catalog.v1.GetChangelogRequest\x1a+.exercisedb.catalog.v1.GetChangelogResponseBFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
 
 var (
 	file_exercisedb_catalog_v1_catalog_proto_rawDescOnce sync.Once
@@ -2488,7 +2755,7 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 }
 
 var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(ContentField)(0),                 // 0: exercisedb.catalog.v1.ContentField
 	(Relation)(0),                     // 1: exercisedb.catalog.v1.Relation
@@ -2524,7 +2791,11 @@ var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(*CallError)(nil),                 // 31: exercisedb.catalog.v1.CallError
 	(*GetMediaRequest)(nil),           // 32: exercisedb.catalog.v1.GetMediaRequest
 	(*GetMediaResponse)(nil),          // 33: exercisedb.catalog.v1.GetMediaResponse
-	(*anypb.Any)(nil),                 // 34: google.protobuf.Any
+	(*GetChangelogRequest)(nil),       // 34: exercisedb.catalog.v1.GetChangelogRequest
+	(*GetChangelogResponse)(nil),      // 35: exercisedb.catalog.v1.GetChangelogResponse
+	(*CatalogueChanges)(nil),          // 36: exercisedb.catalog.v1.CatalogueChanges
+	(*RecordChange)(nil),              // 37: exercisedb.catalog.v1.RecordChange
+	(*anypb.Any)(nil),                 // 38: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	1,  // 0: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
@@ -2548,32 +2819,36 @@ var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	9,  // 18: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
 	12, // 19: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
 	31, // 20: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
-	34, // 21: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
-	6,  // 22: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
-	11, // 23: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
-	13, // 24: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
-	16, // 25: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
-	19, // 26: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
-	21, // 27: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
-	23, // 28: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	25, // 29: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
-	27, // 30: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
-	32, // 31: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
-	9,  // 32: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	12, // 33: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	14, // 34: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	17, // 35: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	20, // 36: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	22, // 37: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	24, // 38: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	26, // 39: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	29, // 40: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
-	33, // 41: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
-	32, // [32:42] is the sub-list for method output_type
-	22, // [22:32] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	38, // 21: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	36, // 22: exercisedb.catalog.v1.GetChangelogResponse.versions:type_name -> exercisedb.catalog.v1.CatalogueChanges
+	37, // 23: exercisedb.catalog.v1.CatalogueChanges.changed:type_name -> exercisedb.catalog.v1.RecordChange
+	6,  // 24: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
+	11, // 25: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
+	13, // 26: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
+	16, // 27: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
+	19, // 28: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
+	21, // 29: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
+	23, // 30: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
+	25, // 31: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	27, // 32: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
+	32, // 33: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
+	34, // 34: exercisedb.catalog.v1.CatalogService.GetChangelog:input_type -> exercisedb.catalog.v1.GetChangelogRequest
+	9,  // 35: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	12, // 36: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	14, // 37: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	17, // 38: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	20, // 39: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	22, // 40: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	24, // 41: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	26, // 42: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	29, // 43: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	33, // 44: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
+	35, // 45: exercisedb.catalog.v1.CatalogService.GetChangelog:output_type -> exercisedb.catalog.v1.GetChangelogResponse
+	35, // [35:46] is the sub-list for method output_type
+	24, // [24:35] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_exercisedb_catalog_v1_catalog_proto_init() }
@@ -2596,7 +2871,7 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   31,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -32,6 +32,7 @@ const (
 	CatalogService_WatchCatalogue_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/WatchCatalogue"
 	CatalogService_Exchange_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/Exchange"
 	CatalogService_GetMedia_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/GetMedia"
+	CatalogService_GetChangelog_FullMethodName      = "/exercisedb.catalog.v1.CatalogService/GetChangelog"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -86,6 +87,14 @@ type CatalogServiceClient interface {
 	// whose encoder is not installed on the catalog's machine (MP4 needs
 	// ffmpeg) is UNIMPLEMENTED.
 	GetMedia(ctx context.Context, in *GetMediaRequest, opts ...grpc.CallOption) (*GetMediaResponse, error)
+	// GetChangelog returns what each catalogue version changed since the one
+	// before it (records added, changed and removed), newest first, from the
+	// version served back as far as the changelog shipped with the catalogue
+	// goes, or back to `since`. A catalogue loaded from a file the changelog
+	// does not cover has no versions. A `since` the changelog does not reach
+	// back to is INVALID_ARGUMENT naming `since`: the client must fetch every
+	// record again.
+	GetChangelog(ctx context.Context, in *GetChangelogRequest, opts ...grpc.CallOption) (*GetChangelogResponse, error)
 }
 
 type catalogServiceClient struct {
@@ -208,6 +217,16 @@ func (c *catalogServiceClient) GetMedia(ctx context.Context, in *GetMediaRequest
 	return out, nil
 }
 
+func (c *catalogServiceClient) GetChangelog(ctx context.Context, in *GetChangelogRequest, opts ...grpc.CallOption) (*GetChangelogResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetChangelogResponse)
+	err := c.cc.Invoke(ctx, CatalogService_GetChangelog_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CatalogServiceServer is the server API for CatalogService service.
 // All implementations must embed UnimplementedCatalogServiceServer
 // for forward compatibility.
@@ -260,6 +279,14 @@ type CatalogServiceServer interface {
 	// whose encoder is not installed on the catalog's machine (MP4 needs
 	// ffmpeg) is UNIMPLEMENTED.
 	GetMedia(context.Context, *GetMediaRequest) (*GetMediaResponse, error)
+	// GetChangelog returns what each catalogue version changed since the one
+	// before it (records added, changed and removed), newest first, from the
+	// version served back as far as the changelog shipped with the catalogue
+	// goes, or back to `since`. A catalogue loaded from a file the changelog
+	// does not cover has no versions. A `since` the changelog does not reach
+	// back to is INVALID_ARGUMENT naming `since`: the client must fetch every
+	// record again.
+	GetChangelog(context.Context, *GetChangelogRequest) (*GetChangelogResponse, error)
 	mustEmbedUnimplementedCatalogServiceServer()
 }
 
@@ -299,6 +326,9 @@ func (UnimplementedCatalogServiceServer) Exchange(grpc.BidiStreamingServer[Excha
 }
 func (UnimplementedCatalogServiceServer) GetMedia(context.Context, *GetMediaRequest) (*GetMediaResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetMedia not implemented")
+}
+func (UnimplementedCatalogServiceServer) GetChangelog(context.Context, *GetChangelogRequest) (*GetChangelogResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetChangelog not implemented")
 }
 func (UnimplementedCatalogServiceServer) mustEmbedUnimplementedCatalogServiceServer() {}
 func (UnimplementedCatalogServiceServer) testEmbeddedByValue()                        {}
@@ -483,6 +513,24 @@ func _CatalogService_GetMedia_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CatalogService_GetChangelog_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetChangelogRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CatalogServiceServer).GetChangelog(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CatalogService_GetChangelog_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CatalogServiceServer).GetChangelog(ctx, req.(*GetChangelogRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CatalogService_ServiceDesc is the grpc.ServiceDesc for CatalogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -521,6 +569,10 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetMedia",
 			Handler:    _CatalogService_GetMedia_Handler,
+		},
+		{
+			MethodName: "GetChangelog",
+			Handler:    _CatalogService_GetChangelog_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
