@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/exercisedb/exercisedb/pkg/bytecache"
 
 	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
@@ -29,9 +29,24 @@ const (
 )
 
 // resolvedCacheSize bounds how many computed filter results (unions,
-// intersections, name matches) a catalogue keeps. A single vocabulary value
-// needs no entry: its posting list is used as is.
+// intersections, name matches) a catalogue keeps, and how many ranked lists.
+// A single vocabulary value needs no entry: its posting list is used as is.
 const resolvedCacheSize = 1024
+
+// DefaultCacheBytes is the default bound of the bytes a catalogue keeps
+// of computed filter results and ranked lists (see CacheBytes).
+const DefaultCacheBytes = 32 << 20
+
+// Option sets up a catalogue.
+type Option func(*options)
+
+type options struct{ cacheBytes int64 }
+
+// CacheBytes bounds the bytes of the computed filter results and ranked
+// lists (searches, relations) a catalogue keeps, half each, by an
+// estimate of their size: with a million records, one search may keep a
+// few hundred kilobytes. n must be positive.
+func CacheBytes(n int64) Option { return func(o *options) { o.cacheBytes = n } }
 
 // Catalogue is a loaded, validated and indexed catalogue. Records are held
 // in id order, and a record's position in that order is its number in every
@@ -68,15 +83,19 @@ type Catalogue struct {
 	// use (see JSON).
 	json []atomic.Pointer[exercisejson.Fragments]
 
-	resolved *lru.Cache[string, *roaring.Bitmap]
+	resolved *bytecache.Cache[string, *roaring.Bitmap]
 	// rankings keeps ranked lists (relations, search results) by what
 	// they rank and the filter's key.
-	rankings *lru.Cache[string, *ranked]
+	rankings *bytecache.Cache[string, *ranked]
 }
 
 // New indexes a catalogue file. Decode validates a file fully; New only
 // refuses what would break the index (duplicate ids, undeclared values).
-func New(f *File) (*Catalogue, error) {
+func New(f *File, opts ...Option) (*Catalogue, error) {
+	o := options{cacheBytes: DefaultCacheBytes}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	c := &Catalogue{
 		format:    cmp.Or(f.Format, FormatV1),
 		exercises: slices.Clone(f.Exercises),
@@ -136,13 +155,9 @@ func New(f *File) (*Catalogue, error) {
 			b.RunOptimize()
 		}
 	}
+	c.resolved = bytecache.New[string, *roaring.Bitmap](resolvedCacheSize, max(1, o.cacheBytes/2))
+	c.rankings = bytecache.New[string, *ranked](resolvedCacheSize, max(1, o.cacheBytes/2))
 	var err error
-	if c.resolved, err = lru.New[string, *roaring.Bitmap](resolvedCacheSize); err != nil {
-		return nil, err
-	}
-	if c.rankings, err = lru.New[string, *ranked](resolvedCacheSize); err != nil {
-		return nil, err
-	}
 	if c.version, err = versionOf(c); err != nil {
 		return nil, err
 	}
@@ -150,12 +165,18 @@ func New(f *File) (*Catalogue, error) {
 }
 
 // Load decodes, validates and indexes a catalogue file.
-func Load(data []byte) (*Catalogue, error) {
+func Load(data []byte, opts ...Option) (*Catalogue, error) {
 	f, err := Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	return New(f)
+	return New(f, opts...)
+}
+
+// CacheStats reports the values the catalogue keeps of computed filter
+// results and ranked lists, their estimated bytes, and the bound.
+func (c *Catalogue) CacheStats() (entries int, bytes, maxBytes int64) {
+	return c.resolved.Len() + c.rankings.Len(), c.resolved.Bytes() + c.rankings.Bytes(), c.resolved.MaxBytes() + c.rankings.MaxBytes()
 }
 
 func (c *Catalogue) index(pos uint32, x *Exercise) error {

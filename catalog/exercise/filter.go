@@ -129,7 +129,7 @@ func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) (*roaring.Bitmap, str
 		return b, k
 	}
 	b := c.compute(groups, name)
-	c.resolved.Add(k, b)
+	c.resolved.Add(k, b, int(b.GetSizeInBytes())+len(k))
 	return b, k
 }
 

@@ -45,6 +45,12 @@ type ranked struct {
 	// records holds the records of a search's list, for the facets that
 	// count them (members is dropped once every tier is reached).
 	records *roaring.Bitmap
+	// key is the list's key in the catalogue's rankings, and accounted
+	// the size it was kept at there (see account).
+	key       string
+	accounted int
+	// sets are a search's computed sets, which its pending tiers read.
+	sets *searchSets
 	// ignored lists the words of a search's query that it set aside
 	// (empty if none; nil for a list that is no search).
 	ignored []string
@@ -350,9 +356,52 @@ func (c *Catalogue) ranking(key string, compute func() *ranked) *ranked {
 	r, ok := c.rankings.Get(key)
 	if !ok {
 		r = compute()
-		c.rankings.Add(key, r)
+		r.key = key
+		c.account(r)
 	}
 	return r
+}
+
+// account keeps r in the rankings at its size now: a list grows as pages
+// reach its tiers, so a page that grew it keeps it again at its new size
+// (which may evict it, or others).
+func (c *Catalogue) account(r *ranked) {
+	r.mu.Lock()
+	n := r.bytes()
+	grew := n != r.accounted
+	r.accounted = n
+	r.mu.Unlock()
+	if grew {
+		c.rankings.Add(r.key, r, n)
+	}
+}
+
+// bytes estimates the memory r holds: the bitmaps it made (an index's own
+// bitmaps, which tiers share, not counted) and a little per tier. r.mu is
+// held.
+func (r *ranked) bytes() int {
+	n := 512 + len(r.key) + 16*len(r.ignored)
+	size := func(b *roaring.Bitmap) int {
+		if b == nil {
+			return 0
+		}
+		return int(b.GetSizeInBytes())
+	}
+	n += size(r.records) + size(r.members) + size(r.last)
+	if r.ownTaken {
+		n += size(r.taken)
+	}
+	n += 96*len(r.tiers) + 256*len(r.pending)
+	if r.sets != nil {
+		// A search's words, their matches and the closures of its lazy
+		// sets: about 4 KiB, measured over long typo queries.
+		n += 4 << 10
+		for _, d := range r.sets.done {
+			n += 48 + 8*len(d.of) + size(d.bm)
+		}
+		n += 24*len(r.sets.within) + r.sets.unions
+	}
+	return n
 }
 
 // page reads one page of r as List would read one of an id-ordered list:
@@ -392,6 +441,9 @@ func (c *Catalogue) rankedPage(r *ranked, limit int, cur cursor, recordCap int) 
 		if p.HasPreviousPage {
 			p.PreviousCursor = p.Exercises[0].ID
 		}
+	}
+	if r.key != "" {
+		c.account(r)
 	}
 	return p, nil
 }

@@ -671,6 +671,16 @@ func checkQuery(q string, bad *ArgumentError) {
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
 	units := s.orAnatomy(s.completeWord(s.completeSynonyms(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))))))
+	// A search's cost grows with its words: those beyond maxSearchUnits
+	// are set aside from the start.
+	ignored := []string{}
+	if len(units) > maxSearchUnits {
+		for _, u := range units[maxSearchUnits:] {
+			ignored = append(ignored, strings.Join(u.alternatives[0], " "))
+		}
+		units = units[:maxSearchUnits]
+		units[len(units)-1].last = false
+	}
 	x := &searchSets{}
 	ms := make([]matches, len(units))
 	for i, u := range units {
@@ -684,16 +694,16 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	// its filter would list.
 	every := combine(ms, x.lazyAnd)
 	anywhere := every.anywhere.get()
-	ignored := []string{}
 	if anywhere.IsEmpty() && len(units) > 1 {
 		if keep := s.setAside(units, ms); len(keep) > 0 && len(keep) < len(units) {
+			extra := len(ignored) // the words beyond maxSearchUnits come last
 			var kept []unit
 			var keptMs []matches
 			for i, u := range units {
 				if slices.Contains(keep, i) {
 					kept, keptMs = append(kept, u), append(keptMs, ms[i])
 				} else {
-					ignored = append(ignored, strings.Join(u.alternatives[0], " "))
+					ignored = slices.Insert(ignored, len(ignored)-extra, strings.Join(u.alternatives[0], " "))
 				}
 			}
 			units, ms = kept, keptMs
@@ -878,7 +888,7 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		total = int(all.GetCardinality())
 	}
 	r := newDeferredRanked(all, total, pending)
-	r.ignored, r.records = ignored, all
+	r.ignored, r.records, r.sets = ignored, all, x
 	return r
 }
 
@@ -949,6 +959,11 @@ func bestSubset(cs []candidate, matchesAll func([]candidate) bool) []candidate {
 	}
 	return cs[:1]
 }
+
+// maxSearchUnits is the most words (or phrases) of a query a search reads;
+// the rest are set aside. Each costs a few sets of records, and a typo up
+// to maxCorrections more.
+const maxSearchUnits = 10
 
 // maxSetAsideSearch is the most units whose subsets setAside tries in
 // turn; beyond, it sets aside the least specific one at a time.
@@ -1680,6 +1695,8 @@ type searchSets struct {
 	done []intersection
 	// within remembers whether a bitmap is within another, by the pair.
 	within map[[2]*roaring.Bitmap]bool
+	// unions counts the bytes of the unions made, which lazy sets keep.
+	unions int
 }
 
 type intersection struct {
@@ -1749,7 +1766,7 @@ func (x *searchSets) lazyOr(ls ...*lazy) *lazy {
 
 // or is the global or, remembering which bitmaps are within others.
 func (x *searchSets) or(bs ...*roaring.Bitmap) *roaring.Bitmap {
-	return union(bs, func(b, big *roaring.Bitmap) bool {
+	u := union(bs, func(b, big *roaring.Bitmap) bool {
 		k := [2]*roaring.Bitmap{b, big}
 		in, ok := x.within[k]
 		if !ok {
@@ -1761,6 +1778,10 @@ func (x *searchSets) or(bs ...*roaring.Bitmap) *roaring.Bitmap {
 		}
 		return in
 	})
+	if len(bs) > 1 && !slices.Contains(bs, u) {
+		x.unions += int(u.GetSizeInBytes())
+	}
+	return u
 }
 
 // inAll returns the records of b within all: b itself when all holds
@@ -2011,19 +2032,37 @@ func (s *searchIndex) similar(w string, others bool) (out []string) {
 		out = slices.Clone(s.sounds[sound(singular(w))])
 	}
 	mask := letterMask(w)
+	type near struct {
+		word  string
+		edits int
+	}
+	var close []near
 	for n := max(1, len(w)-k); n <= len(w)+k && n < len(s.byLength); n++ {
 		for _, cand := range s.byLength[n] {
 			// Each edit changes at most two letters of the set.
 			if bits.OnesCount32(mask^letterMask(cand)) > 2*k {
 				continue
 			}
-			if editDistance(w, cand, k) <= k {
-				out = append(out, cand)
+			if d := editDistance(w, cand, k); d <= k {
+				close = append(close, near{cand, d})
 			}
 		}
 	}
+	// A word's cost grows with its corrections: the closest
+	// maxCorrections are kept.
+	if len(close) > maxCorrections {
+		slices.SortStableFunc(close, func(a, b near) int { return cmp.Compare(a.edits, b.edits) })
+		close = close[:maxCorrections]
+	}
+	for _, c := range close {
+		out = append(out, c.word)
+	}
 	return out
 }
+
+// maxCorrections is the most words within its typos a word is corrected
+// to (its sound-alikes aside).
+const maxCorrections = 16
 
 // minSoundLength is the shortest word matched by its sound.
 const minSoundLength = 4

@@ -777,6 +777,8 @@ func TestSearchSetAside(t *testing.T) {
 		// More words kept first: the tempo fly keeps two of three.
 		{"tempo row fly", []string{"row"}, []string{"f07"}},
 		{"zzzz qqqq", []string{}, nil}, // nothing matches any word: nothing is set aside
+		// Words beyond maxSearchUnits are set aside from the start.
+		{"barbell press" + strings.Repeat(" paused", maxSearchUnits), []string{"paused", "paused"}, []string{"p01"}},
 	} {
 		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 3})
 		if err != nil {

@@ -13,6 +13,12 @@ var (
 		"Bytes of the media files kept once drawn, bounded by -media-cache-bytes.", nil, nil)
 	mediaMaxBytesDesc = prometheus.NewDesc("exercisedb_catalog_media_cache_max_bytes",
 		"The bound of exercisedb_catalog_media_cache_bytes, -media-cache-bytes.", nil, nil)
+	searchEntriesDesc = prometheus.NewDesc("exercisedb_catalog_search_cache_entries",
+		"Filter results and ranked lists (searches, relations) kept.", nil, nil)
+	searchBytesDesc = prometheus.NewDesc("exercisedb_catalog_search_cache_bytes",
+		"Estimated bytes of the filter results and ranked lists kept, bounded by -search-cache-bytes.", nil, nil)
+	searchMaxBytesDesc = prometheus.NewDesc("exercisedb_catalog_search_cache_max_bytes",
+		"The bound of exercisedb_catalog_search_cache_bytes, -search-cache-bytes.", nil, nil)
 )
 
 // catalogueCollector reports the catalogue currently served.
@@ -26,6 +32,9 @@ func (c catalogueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- mediaEntriesDesc
 	ch <- mediaBytesDesc
 	ch <- mediaMaxBytesDesc
+	ch <- searchEntriesDesc
+	ch <- searchBytesDesc
+	ch <- searchMaxBytesDesc
 }
 
 func (c catalogueCollector) Collect(ch chan<- prometheus.Metric) {
@@ -39,4 +48,8 @@ func (c catalogueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(mediaEntriesDesc, prometheus.GaugeValue, float64(entries))
 	ch <- prometheus.MustNewConstMetric(mediaBytesDesc, prometheus.GaugeValue, float64(bytes))
 	ch <- prometheus.MustNewConstMetric(mediaMaxBytesDesc, prometheus.GaugeValue, float64(maxBytes))
+	entries, bytes, maxBytes = cat.CacheStats()
+	ch <- prometheus.MustNewConstMetric(searchEntriesDesc, prometheus.GaugeValue, float64(entries))
+	ch <- prometheus.MustNewConstMetric(searchBytesDesc, prometheus.GaugeValue, float64(bytes))
+	ch <- prometheus.MustNewConstMetric(searchMaxBytesDesc, prometheus.GaugeValue, float64(maxBytes))
 }

@@ -31,6 +31,8 @@ type config struct {
 	AdminTokenHash               string // protects /metrics and the profiler
 	// MediaCacheBytes bounds the media files kept after drawing them.
 	MediaCacheBytes int64
+	// SearchCacheBytes bounds the filter results and ranked lists kept.
+	SearchCacheBytes int64
 	// MediaDir holds media files rendered beforehand, served rather than
 	// drawn; empty: every file is drawn.
 	MediaDir string
@@ -45,6 +47,7 @@ type flagValues struct {
 	cfg            config
 	level, timeout string // parsed after the flags
 	mediaCache     string
+	searchCache    string
 	version        bool
 	envErr         error // a boolean variable that is not one
 }
@@ -84,6 +87,7 @@ func newFlagSet(getenv func(string) string) (*flag.FlagSet, *flagValues) {
 	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CATALOG_PPROF", false), "serve the Go profiler at /debug/pprof/ on the admin listener (env CATALOG_PPROF)")
 	fs.StringVar(&cfg.AdminTokenHash, "admin-token-hash", env("CATALOG_ADMIN_TOKEN_HASH", ""), "`sha256:<hex>` of the bearer token that /metrics and /debug/pprof/ then require (env CATALOG_ADMIN_TOKEN_HASH)")
 	fs.StringVar(&cfg.MediaDir, "media-dir", env("CATALOG_MEDIA_DIR", ""), "`directory` of media files rendered beforehand (mediagen render), served rather than drawn (env CATALOG_MEDIA_DIR)")
+	fs.StringVar(&v.searchCache, "search-cache-bytes", env("CATALOG_SEARCH_CACHE_BYTES", "33554432"), "most `bytes` of filter results and ranked lists (searches, relations) kept, by estimate (env CATALOG_SEARCH_CACHE_BYTES)")
 	fs.StringVar(&v.mediaCache, "media-cache-bytes", env("CATALOG_MEDIA_CACHE_BYTES", "67108864"), "most `bytes` of media files kept once drawn (env CATALOG_MEDIA_CACHE_BYTES)")
 	fs.BoolVar(&v.version, "version", false, "print the version, commit and Go version, and exit")
 	return fs, v
@@ -124,6 +128,9 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		return config{}, fmt.Errorf("-shutdown-timeout (CATALOG_SHUTDOWN_TIMEOUT) %q: want a positive duration such as 10s", timeout)
 	}
 	cfg.ShutdownTimeout = d
+	if cfg.SearchCacheBytes, err = strconv.ParseInt(v.searchCache, 10, 64); err != nil || cfg.SearchCacheBytes < 1 {
+		return config{}, fmt.Errorf("-search-cache-bytes (CATALOG_SEARCH_CACHE_BYTES) %q: want a positive number of bytes", v.searchCache)
+	}
 	if cfg.MediaCacheBytes, err = strconv.ParseInt(v.mediaCache, 10, 64); err != nil || cfg.MediaCacheBytes < 1 {
 		return config{}, fmt.Errorf("-media-cache-bytes (CATALOG_MEDIA_CACHE_BYTES) %q: want a positive number of bytes", v.mediaCache)
 	}
@@ -158,6 +165,6 @@ func (c config) LogValue() slog.Value {
 		slog.String("shutdown_timeout", c.ShutdownTimeout.String()),
 		slog.String("tls_cert", c.TLSCert), slog.String("tls_key", c.TLSKey), slog.String("tls_client_ca", c.TLSClientCA),
 		slog.Bool("reflection", c.Reflection), slog.Bool("pprof", c.Pprof), slog.Bool("admin_token", c.AdminTokenHash != ""),
-		slog.Int64("media_cache_bytes", c.MediaCacheBytes), slog.String("media_dir", c.MediaDir),
+		slog.Int64("media_cache_bytes", c.MediaCacheBytes), slog.Int64("search_cache_bytes", c.SearchCacheBytes), slog.String("media_dir", c.MediaDir),
 	)
 }

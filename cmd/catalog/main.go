@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// The catalogue loads while the listeners are open, so that health
 	// can say NOT_SERVING meanwhile; a failed load stops the process.
 	load := func(ctx context.Context) error {
-		c, err := loadCatalogue(cfg.Data)
+		c, err := loadCatalogue(cfg.Data, cfg.SearchCacheBytes)
 		if err != nil {
 			return err
 		}
@@ -136,7 +136,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Name: "exercisedb_catalog_reloads_total", Help: "Reloads of the catalogue file, by result.",
 	}, []string{"result"})
 	reg.MustRegister(reloads)
-	follow := follower{path: cfg.Data, hup: hup, svc: svc, log: log, reloads: reloads}
+	follow := follower{path: cfg.Data, cacheBytes: cfg.SearchCacheBytes, hup: hup, svc: svc, log: log, reloads: reloads}
 	err = serve.Phased(ctx, []func(context.Context) error{
 		load,
 		follow.run,
@@ -167,8 +167,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // loadCatalogue reads the file at path, or the embedded catalogue when path
-// is empty.
-func loadCatalogue(path string) (*exercise.Catalogue, error) {
+// is empty, keeping at most cacheBytes of search results.
+func loadCatalogue(path string, cacheBytes int64) (*exercise.Catalogue, error) {
 	data := dataset.Default()
 	if path != "" {
 		var err error
@@ -176,7 +176,7 @@ func loadCatalogue(path string) (*exercise.Catalogue, error) {
 			return nil, err
 		}
 	}
-	c, err := exercise.Load(data)
+	c, err := exercise.Load(data, exercise.CacheBytes(cacheBytes))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cmpOr(path, "embedded catalogue"), err)
 	}

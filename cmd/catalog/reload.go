@@ -16,11 +16,13 @@ import (
 // started with, and watchers (the gateways) hear of the new version. A
 // file that fails to load leaves the previous catalogue in force.
 type follower struct {
-	path    string // empty: the embedded catalogue, which cannot change
-	hup     <-chan os.Signal
-	svc     *grpcapi.Service
-	log     *slog.Logger
-	reloads *prometheus.CounterVec
+	path string // empty: the embedded catalogue, which cannot change
+	// cacheBytes bounds each catalogue's search results.
+	cacheBytes int64
+	hup        <-chan os.Signal
+	svc        *grpcapi.Service
+	log        *slog.Logger
+	reloads    *prometheus.CounterVec
 }
 
 func (f follower) run(ctx context.Context) error {
@@ -38,7 +40,7 @@ func (f follower) run(ctx context.Context) error {
 }
 
 func (f follower) reload(why filewatch.Reason) {
-	c, err := loadCatalogue(f.path)
+	c, err := loadCatalogue(f.path, f.cacheBytes)
 	if err != nil {
 		f.reloads.WithLabelValues("error").Inc()
 		f.log.Error("catalogue reload failed; the previous catalogue stays", "err", err)

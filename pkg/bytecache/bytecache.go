@@ -79,3 +79,10 @@ func (c *Cache[K, V]) Bytes() int64 {
 
 // MaxBytes returns the byte bound.
 func (c *Cache[K, V]) MaxBytes() int64 { return c.maxBytes }
+
+// Purge removes every value.
+func (c *Cache[K, V]) Purge() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Purge() // calls back for each: bytes returns to 0
+}
