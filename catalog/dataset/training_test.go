@@ -1,0 +1,153 @@
+package dataset_test
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/exercisedb/exercisedb/catalog/exercise"
+)
+
+// TestEveryRecordHasTraining holds every record's training to the closed
+// lists the catalogue declares, its movement pattern to its pattern, and
+// its prescription to its measure's unit.
+func TestEveryRecordHasTraining(t *testing.T) {
+	f := catalogue(t)
+	v := f.Vocabularies
+	lists := []struct {
+		name     string
+		declared []exercise.Term
+		want     []string
+		value    func(*exercise.Training) string
+	}{
+		{"mechanics", v.Mechanics, []string{"compound", "isolation"}, func(t *exercise.Training) string { return t.Mechanics }},
+		{"force", v.Forces, []string{"push", "pull", "static", "other"}, func(t *exercise.Training) string { return t.Force }},
+		{"laterality", v.Lateralities, []string{"bilateral", "unilateral", "alternating"}, func(t *exercise.Training) string { return t.Laterality }},
+		{"measure", v.Measures, []string{"reps", "time", "distance"}, func(t *exercise.Training) string { return t.Measure }},
+		{"movementPattern", v.MovementPatterns, nil, func(t *exercise.Training) string { return t.MovementPattern }},
+	}
+	for _, l := range lists {
+		if l.want != nil && !slices.Equal(exercise.Names(l.declared), l.want) {
+			t.Errorf("vocabularies: %s: %q, want %q", l.name, exercise.Names(l.declared), l.want)
+		}
+	}
+	unit := map[string]func(*exercise.Prescription) []int{
+		"reps":     func(p *exercise.Prescription) []int { return p.Reps },
+		"time":     func(p *exercise.Prescription) []int { return p.Seconds },
+		"distance": func(p *exercise.Prescription) []int { return p.Meters },
+	}
+	used := map[string]map[string]int{}
+	for _, x := range f.Exercises {
+		tr := x.Training
+		if tr == nil {
+			t.Errorf("%s (%s): no training", x.ID, x.Name)
+			continue
+		}
+		for _, l := range lists {
+			val := l.value(tr)
+			if !slices.Contains(exercise.Names(l.declared), val) {
+				t.Errorf("%s (%s): training.%s %q is not declared", x.ID, x.Name, l.name, val)
+			}
+			if used[l.name] == nil {
+				used[l.name] = map[string]int{}
+			}
+			used[l.name][val]++
+		}
+		if tr.MovementPattern != x.Pattern {
+			t.Errorf("%s (%s): movementPattern %q, pattern %q", x.ID, x.Name, tr.MovementPattern, x.Pattern)
+		}
+		p := &tr.Prescription
+		n := 0
+		for measure, get := range unit {
+			if r := get(p); r != nil {
+				n++
+				if measure != tr.Measure || !validRange(r) {
+					t.Errorf("%s (%s): prescription %s %v with measure %q", x.ID, x.Name, measure, r, tr.Measure)
+				}
+			}
+		}
+		if n != 1 || !validRange(p.Sets) {
+			t.Errorf("%s (%s): prescription %+v: want sets and one of reps, seconds, meters", x.ID, x.Name, *p)
+		}
+	}
+	// Every value of the closed lists is used: a value no record has is
+	// a filter that can only come back empty.
+	for _, l := range lists[:4] {
+		for _, val := range l.want {
+			if used[l.name][val] == 0 {
+				t.Errorf("training.%s %q: no record has it", l.name, val)
+			}
+		}
+	}
+}
+
+func validRange(r []int) bool { return len(r) == 2 && r[0] >= 1 && r[0] <= r[1] }
+
+// label is one exercise of testdata/training.yaml: a coach's view of its
+// mechanics, force, laterality and measure.
+type label struct {
+	Name       string `yaml:"name"`
+	Mechanics  string `yaml:"mechanics"`
+	Force      string `yaml:"force"`
+	Laterality string `yaml:"laterality"`
+	Measure    string `yaml:"measure"`
+}
+
+// minTrainingAgreement is the share of the labels of testdata/training.yaml
+// that the catalogue must agree with.
+const (
+	minLabelled          = 150
+	minTrainingAgreement = 0.95
+)
+
+// TestTrainingAgreesWithCoaches compares the catalogue's training with a
+// labelled set of well-known exercises, written from coaching knowledge
+// apart from the catalogue's source, on mechanics, force, laterality and
+// measure (four labels an exercise). It prints the agreement and every
+// disagreement.
+func TestTrainingAgreesWithCoaches(t *testing.T) {
+	data, err := os.ReadFile("testdata/training.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []label
+	if err := yaml.Unmarshal(data, &labels); err != nil {
+		t.Fatal(err)
+	}
+	if len(labels) < minLabelled {
+		t.Errorf("%d labelled exercises, want at least %d", len(labels), minLabelled)
+	}
+	byName := map[string]*exercise.Exercise{}
+	f := catalogue(t)
+	for i := range f.Exercises {
+		byName[f.Exercises[i].Name] = &f.Exercises[i]
+	}
+	agree, total := 0, 0
+	for _, l := range labels {
+		x, ok := byName[l.Name]
+		if !ok || x.Training == nil {
+			t.Errorf("labelled exercise %q: not in the catalogue", l.Name)
+			continue
+		}
+		for _, c := range []struct{ field, want, got string }{
+			{"mechanics", l.Mechanics, x.Training.Mechanics},
+			{"force", l.Force, x.Training.Force},
+			{"laterality", l.Laterality, x.Training.Laterality},
+			{"measure", l.Measure, x.Training.Measure},
+		} {
+			total++
+			if c.want == c.got {
+				agree++
+				continue
+			}
+			t.Logf("%s: %s: labelled %q, catalogue %q", l.Name, c.field, c.want, c.got)
+		}
+	}
+	share := float64(agree) / float64(max(total, 1))
+	t.Logf("training agrees with %d of %d labels (%.1f%%) on %d exercises", agree, total, 100*share, len(labels))
+	if share < minTrainingAgreement {
+		t.Errorf("agreement %.1f%%, want at least %.0f%%", 100*share, 100*minTrainingAgreement)
+	}
+}
