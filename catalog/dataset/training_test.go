@@ -1,12 +1,15 @@
 package dataset_test
 
 import (
+	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
 )
 
@@ -149,5 +152,79 @@ func TestTrainingAgreesWithCoaches(t *testing.T) {
 	t.Logf("training agrees with %d of %d labels (%.1f%%) on %d exercises", agree, total, 100*share, len(labels))
 	if share < minTrainingAgreement {
 		t.Errorf("agreement %.1f%%, want at least %.0f%%", 100*share, 100*minTrainingAgreement)
+	}
+}
+
+// TestTrainingFiltersMatchAScan is a property test over the shipped
+// catalogue: for random training filters (any of the values within a
+// field, all fields), walking the filtered listing page by page yields
+// exactly the records a plain scan of the catalogue selects, in id order.
+func TestTrainingFiltersMatchAScan(t *testing.T) {
+	c, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.Vocabularies()
+	fields := []struct {
+		values []string
+		set    func(*exercise.Filter, []string)
+		get    func(*exercise.Training) string
+	}{
+		{exercise.Names(v.MovementPatterns), func(f *exercise.Filter, vs []string) { f.MovementPatterns = vs }, func(t *exercise.Training) string { return t.MovementPattern }},
+		{exercise.Names(v.Mechanics), func(f *exercise.Filter, vs []string) { f.Mechanics = vs }, func(t *exercise.Training) string { return t.Mechanics }},
+		{exercise.Names(v.Forces), func(f *exercise.Filter, vs []string) { f.Forces = vs }, func(t *exercise.Training) string { return t.Force }},
+		{exercise.Names(v.Lateralities), func(f *exercise.Filter, vs []string) { f.Lateralities = vs }, func(t *exercise.Training) string { return t.Laterality }},
+		{exercise.Names(v.Measures), func(f *exercise.Filter, vs []string) { f.Measures = vs }, func(t *exercise.Training) string { return t.Measure }},
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range 200 {
+		var flt exercise.Filter
+		chosen := make([][]string, len(fields))
+		for j, fd := range fields {
+			if rng.IntN(3) != 0 {
+				continue
+			}
+			vs := slices.Clone(fd.values)
+			rng.Shuffle(len(vs), func(a, b int) { vs[a], vs[b] = vs[b], vs[a] })
+			chosen[j] = vs[:1+rng.IntN(min(3, len(vs)))]
+			// Case and padding do not matter, as for every filter.
+			sent := slices.Clone(chosen[j])
+			sent[0] = " " + strings.ToUpper(sent[0]) + " "
+			fd.set(&flt, sent)
+		}
+		if i%4 == 0 {
+			flt.Difficulties = []string{"beginner"}
+		}
+		var want []string
+		for x := range c.All() {
+			ok := flt.Difficulties == nil || x.Difficulty == "beginner"
+			for j, fd := range fields {
+				ok = ok && (chosen[j] == nil || slices.Contains(chosen[j], fd.get(x.Training)))
+			}
+			if ok {
+				want = append(want, x.ID)
+			}
+		}
+		var got []string
+		req := exercise.PageRequest{Limit: 100}
+		for {
+			p, err := c.List(flt, req)
+			if err != nil {
+				t.Fatalf("filter %+v: %v", flt, err)
+			}
+			if p.Total != len(want) {
+				t.Fatalf("filter %+v: total %d, want %d", flt, p.Total, len(want))
+			}
+			for _, x := range p.Exercises {
+				got = append(got, x.ID)
+			}
+			if !p.HasNextPage {
+				break
+			}
+			req.After = p.NextCursor
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("filter %+v: listed %d records, a scan selects %d", flt, len(got), len(want))
+		}
 	}
 }

@@ -446,11 +446,23 @@ func (s vocabularySets) check(x *Exercise, rec *recordProblems) {
 		values("difficulty", "difficulties", s.difficulties, []string{x.Difficulty})
 	}
 	if t := x.Training; t != nil {
-		values("training.movementPattern", "movementPatterns", s.movementPatterns, []string{t.MovementPattern})
-		values("training.mechanics", "mechanics", s.mechanics, []string{t.Mechanics})
-		values("training.force", "forces", s.forces, []string{t.Force})
-		values("training.laterality", "lateralities", s.lateralities, []string{t.Laterality})
-		values("training.measure", "measures", s.measures, []string{t.Measure})
+		for _, f := range []struct {
+			field, vocabulary string
+			declared          map[string]bool
+			value             string
+		}{
+			{"training.movementPattern", "movementPatterns", s.movementPatterns, t.MovementPattern},
+			{"training.mechanics", "mechanics", s.mechanics, t.Mechanics},
+			{"training.force", "forces", s.forces, t.Force},
+			{"training.laterality", "lateralities", s.lateralities, t.Laterality},
+			{"training.measure", "measures", s.measures, t.Measure},
+		} {
+			if f.value == "" {
+				rec.add(f.field, "missing")
+				continue
+			}
+			values(f.field, f.vocabulary, f.declared, []string{f.value})
+		}
 	} else if len(s.movementPatterns) > 0 && x.Pattern != "" {
 		values("pattern", "movementPatterns", s.movementPatterns, []string{x.Pattern})
 	}

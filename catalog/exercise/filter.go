@@ -59,7 +59,7 @@ var filterFields = [numIndexedFields]fieldSpec{
 	{byTargetMuscle, FieldTargetMuscles, "muscle"},
 	{bySecondaryMuscle, FieldSecondaryMuscles, "muscle"},
 	{byMovementPattern, FieldMovementPatterns, "movement pattern"},
-	{byMechanics, FieldMechanics, "mechanics"},
+	{byMechanics, FieldMechanics, "mechanics value"},
 	{byForce, FieldForce, "force"},
 	{byLaterality, FieldLaterality, "laterality"},
 	{byMeasure, FieldMeasure, "measure"},
