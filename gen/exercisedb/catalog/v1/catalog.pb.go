@@ -40,6 +40,8 @@ const (
 	ContentField_CONTENT_FIELD_TIPS ContentField = 3
 	// Exercise.aliases.
 	ContentField_CONTENT_FIELD_ALIASES ContentField = 4
+	// Exercise.training.
+	ContentField_CONTENT_FIELD_TRAINING ContentField = 5
 )
 
 // Enum value maps for ContentField.
@@ -50,6 +52,7 @@ var (
 		2: "CONTENT_FIELD_INSTRUCTIONS",
 		3: "CONTENT_FIELD_TIPS",
 		4: "CONTENT_FIELD_ALIASES",
+		5: "CONTENT_FIELD_TRAINING",
 	}
 	ContentField_value = map[string]int32{
 		"CONTENT_FIELD_UNSPECIFIED":  0,
@@ -57,6 +60,7 @@ var (
 		"CONTENT_FIELD_INSTRUCTIONS": 2,
 		"CONTENT_FIELD_TIPS":         3,
 		"CONTENT_FIELD_ALIASES":      4,
+		"CONTENT_FIELD_TRAINING":     5,
 	}
 )
 
@@ -182,7 +186,11 @@ type Exercise struct {
 	// Digest of the exercise's media: it changes whenever any of its media
 	// files would, so a URL holding it names the file's content (see
 	// GetMedia). Empty when media_key is.
-	MediaDigest   string `protobuf:"bytes,14,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
+	MediaDigest string `protobuf:"bytes,14,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
+	// What an app programs the exercise with. Listings fill it only when the
+	// request includes CONTENT_FIELD_TRAINING; GetExercise always does.
+	// Absent from a catalogue without training fields.
+	Training      *Training `protobuf:"bytes,15,opt,name=training,proto3" json:"training,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -315,6 +323,236 @@ func (x *Exercise) GetMediaDigest() string {
 	return ""
 }
 
+func (x *Exercise) GetTraining() *Training {
+	if x != nil {
+		return x.Training
+	}
+	return nil
+}
+
+// Training is what an app programs an exercise with.
+type Training struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The movement pattern, for example "vertical pull" (see
+	// ListMovementPatterns); alternatives share it.
+	MovementPattern string `protobuf:"bytes,1,opt,name=movement_pattern,json=movementPattern,proto3" json:"movement_pattern,omitempty"`
+	// "compound" (several joints move) or "isolation" (one).
+	Mechanics string `protobuf:"bytes,2,opt,name=mechanics,proto3" json:"mechanics,omitempty"`
+	// The working muscles' action: "push", "pull", "static" (held still) or
+	// "other" (locomotion, swings, drills).
+	Force string `protobuf:"bytes,3,opt,name=force,proto3" json:"force,omitempty"`
+	// "bilateral" (both sides at once), "unilateral" (one side per set) or
+	// "alternating" (the sides take turns).
+	Laterality string `protobuf:"bytes,4,opt,name=laterality,proto3" json:"laterality,omitempty"`
+	// What a set is counted in: "reps", "time" or "distance".
+	Measure string `protobuf:"bytes,5,opt,name=measure,proto3" json:"measure,omitempty"`
+	// A sensible dose for the exercise's difficulty.
+	Prescription  *Prescription `protobuf:"bytes,6,opt,name=prescription,proto3" json:"prescription,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Training) Reset() {
+	*x = Training{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Training) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Training) ProtoMessage() {}
+
+func (x *Training) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Training.ProtoReflect.Descriptor instead.
+func (*Training) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Training) GetMovementPattern() string {
+	if x != nil {
+		return x.MovementPattern
+	}
+	return ""
+}
+
+func (x *Training) GetMechanics() string {
+	if x != nil {
+		return x.Mechanics
+	}
+	return ""
+}
+
+func (x *Training) GetForce() string {
+	if x != nil {
+		return x.Force
+	}
+	return ""
+}
+
+func (x *Training) GetLaterality() string {
+	if x != nil {
+		return x.Laterality
+	}
+	return ""
+}
+
+func (x *Training) GetMeasure() string {
+	if x != nil {
+		return x.Measure
+	}
+	return ""
+}
+
+func (x *Training) GetPrescription() *Prescription {
+	if x != nil {
+		return x.Prescription
+	}
+	return nil
+}
+
+// Prescription is a dose: sets, and the one of reps, seconds or meters
+// that the measure names.
+type Prescription struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Number of sets.
+	Sets *Range `protobuf:"bytes,1,opt,name=sets,proto3" json:"sets,omitempty"`
+	// Repetitions a set, when the measure is "reps".
+	Reps *Range `protobuf:"bytes,2,opt,name=reps,proto3" json:"reps,omitempty"`
+	// Seconds a set, when the measure is "time".
+	Seconds *Range `protobuf:"bytes,3,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	// Metres a set, when the measure is "distance".
+	Meters        *Range `protobuf:"bytes,4,opt,name=meters,proto3" json:"meters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Prescription) Reset() {
+	*x = Prescription{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Prescription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Prescription) ProtoMessage() {}
+
+func (x *Prescription) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Prescription.ProtoReflect.Descriptor instead.
+func (*Prescription) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Prescription) GetSets() *Range {
+	if x != nil {
+		return x.Sets
+	}
+	return nil
+}
+
+func (x *Prescription) GetReps() *Range {
+	if x != nil {
+		return x.Reps
+	}
+	return nil
+}
+
+func (x *Prescription) GetSeconds() *Range {
+	if x != nil {
+		return x.Seconds
+	}
+	return nil
+}
+
+func (x *Prescription) GetMeters() *Range {
+	if x != nil {
+		return x.Meters
+	}
+	return nil
+}
+
+// Range is a closed range of whole numbers, low <= high.
+type Range struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The lower bound.
+	Low int32 `protobuf:"varint,1,opt,name=low,proto3" json:"low,omitempty"`
+	// The upper bound.
+	High          int32 `protobuf:"varint,2,opt,name=high,proto3" json:"high,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Range) Reset() {
+	*x = Range{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Range) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Range) ProtoMessage() {}
+
+func (x *Range) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Range.ProtoReflect.Descriptor instead.
+func (*Range) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Range) GetLow() int32 {
+	if x != nil {
+		return x.Low
+	}
+	return 0
+}
+
+func (x *Range) GetHigh() int32 {
+	if x != nil {
+		return x.High
+	}
+	return 0
+}
+
 // Related selects the exercises related to one exercise.
 type Related struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -328,7 +566,7 @@ type Related struct {
 
 func (x *Related) Reset() {
 	*x = Related{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -340,7 +578,7 @@ func (x *Related) String() string {
 func (*Related) ProtoMessage() {}
 
 func (x *Related) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -353,7 +591,7 @@ func (x *Related) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Related.ProtoReflect.Descriptor instead.
 func (*Related) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{1}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Related) GetId() string {
@@ -406,14 +644,24 @@ type ExerciseFilter struct {
 	// before take the id of a record of the results. 1 to 200 characters, at
 	// least one letter or digit, no control characters. Cannot be combined
 	// with related.
-	Query         string `protobuf:"bytes,8,opt,name=query,proto3" json:"query,omitempty"`
+	Query string `protobuf:"bytes,8,opt,name=query,proto3" json:"query,omitempty"`
+	// Keep exercises whose training has any of these movement patterns.
+	MovementPatterns []string `protobuf:"bytes,9,rep,name=movement_patterns,json=movementPatterns,proto3" json:"movement_patterns,omitempty"`
+	// Keep exercises whose training has any of these mechanics.
+	Mechanics []string `protobuf:"bytes,10,rep,name=mechanics,proto3" json:"mechanics,omitempty"`
+	// Keep exercises whose training has any of these forces.
+	Force []string `protobuf:"bytes,11,rep,name=force,proto3" json:"force,omitempty"`
+	// Keep exercises whose training has any of these lateralities.
+	Laterality []string `protobuf:"bytes,12,rep,name=laterality,proto3" json:"laterality,omitempty"`
+	// Keep exercises whose training has any of these measures.
+	Measure       []string `protobuf:"bytes,13,rep,name=measure,proto3" json:"measure,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExerciseFilter) Reset() {
 	*x = ExerciseFilter{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +673,7 @@ func (x *ExerciseFilter) String() string {
 func (*ExerciseFilter) ProtoMessage() {}
 
 func (x *ExerciseFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +686,7 @@ func (x *ExerciseFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseFilter.ProtoReflect.Descriptor instead.
 func (*ExerciseFilter) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{2}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ExerciseFilter) GetBodyParts() []string {
@@ -497,6 +745,41 @@ func (x *ExerciseFilter) GetQuery() string {
 	return ""
 }
 
+func (x *ExerciseFilter) GetMovementPatterns() []string {
+	if x != nil {
+		return x.MovementPatterns
+	}
+	return nil
+}
+
+func (x *ExerciseFilter) GetMechanics() []string {
+	if x != nil {
+		return x.Mechanics
+	}
+	return nil
+}
+
+func (x *ExerciseFilter) GetForce() []string {
+	if x != nil {
+		return x.Force
+	}
+	return nil
+}
+
+func (x *ExerciseFilter) GetLaterality() []string {
+	if x != nil {
+		return x.Laterality
+	}
+	return nil
+}
+
+func (x *ExerciseFilter) GetMeasure() []string {
+	if x != nil {
+		return x.Measure
+	}
+	return nil
+}
+
 // ListExercisesRequest asks for one page of a filtered listing.
 type ListExercisesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -534,7 +817,7 @@ type ListExercisesRequest struct {
 
 func (x *ListExercisesRequest) Reset() {
 	*x = ListExercisesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -546,7 +829,7 @@ func (x *ListExercisesRequest) String() string {
 func (*ListExercisesRequest) ProtoMessage() {}
 
 func (x *ListExercisesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -559,7 +842,7 @@ func (x *ListExercisesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExercisesRequest.ProtoReflect.Descriptor instead.
 func (*ListExercisesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{3}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListExercisesRequest) GetFilter() *ExerciseFilter {
@@ -649,7 +932,7 @@ type ListExercisesResponse struct {
 
 func (x *ListExercisesResponse) Reset() {
 	*x = ListExercisesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -661,7 +944,7 @@ func (x *ListExercisesResponse) String() string {
 func (*ListExercisesResponse) ProtoMessage() {}
 
 func (x *ListExercisesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -674,7 +957,7 @@ func (x *ListExercisesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExercisesResponse.ProtoReflect.Descriptor instead.
 func (*ListExercisesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{4}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListExercisesResponse) GetExercises() []*Exercise {
@@ -746,7 +1029,7 @@ type ExerciseJSON struct {
 	// Key of the exercise's image, empty when it has none.
 	MediaKey string `protobuf:"bytes,2,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
 	// The content fields asked for, each as `,"name":value`, in the order
-	// description, instructions, tips, aliases; empty when none.
+	// description, instructions, tips, aliases, training; empty when none.
 	Content []byte `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
 	// Digest of the exercise's media (see Exercise.media_digest).
 	MediaDigest   string `protobuf:"bytes,4,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
@@ -756,7 +1039,7 @@ type ExerciseJSON struct {
 
 func (x *ExerciseJSON) Reset() {
 	*x = ExerciseJSON{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -768,7 +1051,7 @@ func (x *ExerciseJSON) String() string {
 func (*ExerciseJSON) ProtoMessage() {}
 
 func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -781,7 +1064,7 @@ func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseJSON.ProtoReflect.Descriptor instead.
 func (*ExerciseJSON) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ExerciseJSON) GetHead() []byte {
@@ -826,7 +1109,7 @@ type GetExerciseRequest struct {
 
 func (x *GetExerciseRequest) Reset() {
 	*x = GetExerciseRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -838,7 +1121,7 @@ func (x *GetExerciseRequest) String() string {
 func (*GetExerciseRequest) ProtoMessage() {}
 
 func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -851,7 +1134,7 @@ func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseRequest.ProtoReflect.Descriptor instead.
 func (*GetExerciseRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetExerciseRequest) GetId() string {
@@ -884,7 +1167,7 @@ type GetExerciseResponse struct {
 
 func (x *GetExerciseResponse) Reset() {
 	*x = GetExerciseResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -896,7 +1179,7 @@ func (x *GetExerciseResponse) String() string {
 func (*GetExerciseResponse) ProtoMessage() {}
 
 func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -909,7 +1192,7 @@ func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseResponse.ProtoReflect.Descriptor instead.
 func (*GetExerciseResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetExerciseResponse) GetExercise() *Exercise {
@@ -942,7 +1225,7 @@ type ListBodyPartsRequest struct {
 
 func (x *ListBodyPartsRequest) Reset() {
 	*x = ListBodyPartsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +1237,7 @@ func (x *ListBodyPartsRequest) String() string {
 func (*ListBodyPartsRequest) ProtoMessage() {}
 
 func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +1250,7 @@ func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsRequest.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
 }
 
 // ListBodyPartsResponse lists the body parts.
@@ -983,7 +1266,7 @@ type ListBodyPartsResponse struct {
 
 func (x *ListBodyPartsResponse) Reset() {
 	*x = ListBodyPartsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -995,7 +1278,7 @@ func (x *ListBodyPartsResponse) String() string {
 func (*ListBodyPartsResponse) ProtoMessage() {}
 
 func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1008,7 +1291,7 @@ func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsResponse.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListBodyPartsResponse) GetBodyParts() []string {
@@ -1038,7 +1321,7 @@ type Muscle struct {
 
 func (x *Muscle) Reset() {
 	*x = Muscle{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1050,7 +1333,7 @@ func (x *Muscle) String() string {
 func (*Muscle) ProtoMessage() {}
 
 func (x *Muscle) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,7 +1346,7 @@ func (x *Muscle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Muscle.ProtoReflect.Descriptor instead.
 func (*Muscle) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Muscle) GetName() string {
@@ -1089,7 +1372,7 @@ type ListMusclesRequest struct {
 
 func (x *ListMusclesRequest) Reset() {
 	*x = ListMusclesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1101,7 +1384,7 @@ func (x *ListMusclesRequest) String() string {
 func (*ListMusclesRequest) ProtoMessage() {}
 
 func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1114,7 +1397,7 @@ func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesRequest.ProtoReflect.Descriptor instead.
 func (*ListMusclesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
 }
 
 // ListMusclesResponse lists the muscles.
@@ -1130,7 +1413,7 @@ type ListMusclesResponse struct {
 
 func (x *ListMusclesResponse) Reset() {
 	*x = ListMusclesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1142,7 +1425,7 @@ func (x *ListMusclesResponse) String() string {
 func (*ListMusclesResponse) ProtoMessage() {}
 
 func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1155,7 +1438,7 @@ func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesResponse.ProtoReflect.Descriptor instead.
 func (*ListMusclesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListMusclesResponse) GetMuscles() []*Muscle {
@@ -1187,7 +1470,7 @@ type ExerciseType struct {
 
 func (x *ExerciseType) Reset() {
 	*x = ExerciseType{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1482,7 @@ func (x *ExerciseType) String() string {
 func (*ExerciseType) ProtoMessage() {}
 
 func (x *ExerciseType) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1495,7 @@ func (x *ExerciseType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseType.ProtoReflect.Descriptor instead.
 func (*ExerciseType) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExerciseType) GetName() string {
@@ -1245,7 +1528,7 @@ type ListExerciseTypesRequest struct {
 
 func (x *ListExerciseTypesRequest) Reset() {
 	*x = ListExerciseTypesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1257,7 +1540,7 @@ func (x *ListExerciseTypesRequest) String() string {
 func (*ListExerciseTypesRequest) ProtoMessage() {}
 
 func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1270,7 +1553,7 @@ func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesRequest.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
 }
 
 // ListExerciseTypesResponse lists the exercise types.
@@ -1286,7 +1569,7 @@ type ListExerciseTypesResponse struct {
 
 func (x *ListExerciseTypesResponse) Reset() {
 	*x = ListExerciseTypesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1581,7 @@ func (x *ListExerciseTypesResponse) String() string {
 func (*ListExerciseTypesResponse) ProtoMessage() {}
 
 func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1594,7 @@ func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesResponse.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListExerciseTypesResponse) GetExerciseTypes() []*ExerciseType {
@@ -1337,7 +1620,7 @@ type ListEquipmentsRequest struct {
 
 func (x *ListEquipmentsRequest) Reset() {
 	*x = ListEquipmentsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1632,7 @@ func (x *ListEquipmentsRequest) String() string {
 func (*ListEquipmentsRequest) ProtoMessage() {}
 
 func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1645,7 @@ func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
 }
 
 // ListEquipmentsResponse lists the equipments.
@@ -1378,7 +1661,7 @@ type ListEquipmentsResponse struct {
 
 func (x *ListEquipmentsResponse) Reset() {
 	*x = ListEquipmentsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1390,7 +1673,7 @@ func (x *ListEquipmentsResponse) String() string {
 func (*ListEquipmentsResponse) ProtoMessage() {}
 
 func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1403,7 +1686,7 @@ func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListEquipmentsResponse) GetEquipments() []string {
@@ -1429,7 +1712,7 @@ type ListDifficultiesRequest struct {
 
 func (x *ListDifficultiesRequest) Reset() {
 	*x = ListDifficultiesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1441,7 +1724,7 @@ func (x *ListDifficultiesRequest) String() string {
 func (*ListDifficultiesRequest) ProtoMessage() {}
 
 func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1454,7 +1737,7 @@ func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesRequest.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
 }
 
 // ListDifficultiesResponse lists the difficulty levels.
@@ -1470,7 +1753,7 @@ type ListDifficultiesResponse struct {
 
 func (x *ListDifficultiesResponse) Reset() {
 	*x = ListDifficultiesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1765,7 @@ func (x *ListDifficultiesResponse) String() string {
 func (*ListDifficultiesResponse) ProtoMessage() {}
 
 func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1778,7 @@ func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesResponse.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListDifficultiesResponse) GetDifficulties() []string {
@@ -1512,6 +1795,98 @@ func (x *ListDifficultiesResponse) GetCatalogueVersion() string {
 	return ""
 }
 
+// ListMovementPatternsRequest has no parameters.
+type ListMovementPatternsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMovementPatternsRequest) Reset() {
+	*x = ListMovementPatternsRequest{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMovementPatternsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMovementPatternsRequest) ProtoMessage() {}
+
+func (x *ListMovementPatternsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMovementPatternsRequest.ProtoReflect.Descriptor instead.
+func (*ListMovementPatternsRequest) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
+}
+
+// ListMovementPatternsResponse lists the movement patterns.
+type ListMovementPatternsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Movement pattern names, sorted.
+	MovementPatterns []string `protobuf:"bytes,1,rep,name=movement_patterns,json=movementPatterns,proto3" json:"movement_patterns,omitempty"`
+	// Version of the catalogue that answered.
+	CatalogueVersion string `protobuf:"bytes,2,opt,name=catalogue_version,json=catalogueVersion,proto3" json:"catalogue_version,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ListMovementPatternsResponse) Reset() {
+	*x = ListMovementPatternsResponse{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMovementPatternsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMovementPatternsResponse) ProtoMessage() {}
+
+func (x *ListMovementPatternsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMovementPatternsResponse.ProtoReflect.Descriptor instead.
+func (*ListMovementPatternsResponse) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ListMovementPatternsResponse) GetMovementPatterns() []string {
+	if x != nil {
+		return x.MovementPatterns
+	}
+	return nil
+}
+
+func (x *ListMovementPatternsResponse) GetCatalogueVersion() string {
+	if x != nil {
+		return x.CatalogueVersion
+	}
+	return ""
+}
+
 // WatchCatalogueRequest has no parameters.
 type WatchCatalogueRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1521,7 +1896,7 @@ type WatchCatalogueRequest struct {
 
 func (x *WatchCatalogueRequest) Reset() {
 	*x = WatchCatalogueRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +1908,7 @@ func (x *WatchCatalogueRequest) String() string {
 func (*WatchCatalogueRequest) ProtoMessage() {}
 
 func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +1921,7 @@ func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
 }
 
 // WatchCatalogueResponse reports the catalogue being served.
@@ -1562,7 +1937,7 @@ type WatchCatalogueResponse struct {
 
 func (x *WatchCatalogueResponse) Reset() {
 	*x = WatchCatalogueResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1574,7 +1949,7 @@ func (x *WatchCatalogueResponse) String() string {
 func (*WatchCatalogueResponse) ProtoMessage() {}
 
 func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1587,7 +1962,7 @@ func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WatchCatalogueResponse) GetCatalogueVersion() string {
@@ -1615,7 +1990,7 @@ type ExchangeRequest struct {
 
 func (x *ExchangeRequest) Reset() {
 	*x = ExchangeRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1627,7 +2002,7 @@ func (x *ExchangeRequest) String() string {
 func (*ExchangeRequest) ProtoMessage() {}
 
 func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1640,7 +2015,7 @@ func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeRequest.ProtoReflect.Descriptor instead.
 func (*ExchangeRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ExchangeRequest) GetCalls() []*Call {
@@ -1669,7 +2044,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1681,7 +2056,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1694,7 +2069,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Call) GetRequestId() string {
@@ -1759,7 +2134,7 @@ type ExchangeResponse struct {
 
 func (x *ExchangeResponse) Reset() {
 	*x = ExchangeResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1771,7 +2146,7 @@ func (x *ExchangeResponse) String() string {
 func (*ExchangeResponse) ProtoMessage() {}
 
 func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1784,7 +2159,7 @@ func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeResponse.ProtoReflect.Descriptor instead.
 func (*ExchangeResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ExchangeResponse) GetResults() []*CallResult {
@@ -1811,7 +2186,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1823,7 +2198,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1836,7 +2211,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CallResult) GetOutcome() isCallResult_Outcome {
@@ -1914,7 +2289,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1926,7 +2301,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1939,7 +2314,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -1981,7 +2356,7 @@ type GetMediaRequest struct {
 
 func (x *GetMediaRequest) Reset() {
 	*x = GetMediaRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2368,7 @@ func (x *GetMediaRequest) String() string {
 func (*GetMediaRequest) ProtoMessage() {}
 
 func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2381,7 @@ func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaRequest.ProtoReflect.Descriptor instead.
 func (*GetMediaRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetMediaRequest) GetMediaKey() string {
@@ -2043,7 +2418,7 @@ type GetMediaResponse struct {
 
 func (x *GetMediaResponse) Reset() {
 	*x = GetMediaResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2055,7 +2430,7 @@ func (x *GetMediaResponse) String() string {
 func (*GetMediaResponse) ProtoMessage() {}
 
 func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2068,7 +2443,7 @@ func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaResponse.ProtoReflect.Descriptor instead.
 func (*GetMediaResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetMediaResponse) GetContent() []byte {
@@ -2089,7 +2464,7 @@ var File_exercisedb_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
-	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\xbc\x03\n" +
+	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\xf9\x03\n" +
 	"\bExercise\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -2110,10 +2485,28 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\finstructions\x18\v \x03(\tR\finstructions\x12\x12\n" +
 	"\x04tips\x18\f \x03(\tR\x04tips\x12\x18\n" +
 	"\aaliases\x18\r \x03(\tR\aaliases\x12!\n" +
-	"\fmedia_digest\x18\x0e \x01(\tR\vmediaDigest\"V\n" +
+	"\fmedia_digest\x18\x0e \x01(\tR\vmediaDigest\x12;\n" +
+	"\btraining\x18\x0f \x01(\v2\x1f.exercisedb.catalog.v1.TrainingR\btraining\"\xec\x01\n" +
+	"\bTraining\x12)\n" +
+	"\x10movement_pattern\x18\x01 \x01(\tR\x0fmovementPattern\x12\x1c\n" +
+	"\tmechanics\x18\x02 \x01(\tR\tmechanics\x12\x14\n" +
+	"\x05force\x18\x03 \x01(\tR\x05force\x12\x1e\n" +
+	"\n" +
+	"laterality\x18\x04 \x01(\tR\n" +
+	"laterality\x12\x18\n" +
+	"\ameasure\x18\x05 \x01(\tR\ameasure\x12G\n" +
+	"\fprescription\x18\x06 \x01(\v2#.exercisedb.catalog.v1.PrescriptionR\fprescription\"\xe0\x01\n" +
+	"\fPrescription\x120\n" +
+	"\x04sets\x18\x01 \x01(\v2\x1c.exercisedb.catalog.v1.RangeR\x04sets\x120\n" +
+	"\x04reps\x18\x02 \x01(\v2\x1c.exercisedb.catalog.v1.RangeR\x04reps\x126\n" +
+	"\aseconds\x18\x03 \x01(\v2\x1c.exercisedb.catalog.v1.RangeR\aseconds\x124\n" +
+	"\x06meters\x18\x04 \x01(\v2\x1c.exercisedb.catalog.v1.RangeR\x06meters\"-\n" +
+	"\x05Range\x12\x10\n" +
+	"\x03low\x18\x01 \x01(\x05R\x03low\x12\x12\n" +
+	"\x04high\x18\x02 \x01(\x05R\x04high\"V\n" +
 	"\aRelated\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
-	"\brelation\x18\x02 \x01(\x0e2\x1f.exercisedb.catalog.v1.RelationR\brelation\"\x98\x02\n" +
+	"\brelation\x18\x02 \x01(\x0e2\x1f.exercisedb.catalog.v1.RelationR\brelation\"\xb3\x03\n" +
 	"\x0eExerciseFilter\x12\x1d\n" +
 	"\n" +
 	"body_parts\x18\x01 \x03(\tR\tbodyParts\x12\x1e\n" +
@@ -2125,7 +2518,15 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0etarget_muscles\x18\x05 \x03(\tR\rtargetMuscles\x12+\n" +
 	"\x11secondary_muscles\x18\x06 \x03(\tR\x10secondaryMuscles\x12\x12\n" +
 	"\x04name\x18\a \x01(\tR\x04name\x12\x14\n" +
-	"\x05query\x18\b \x01(\tR\x05query\"\xc5\x02\n" +
+	"\x05query\x18\b \x01(\tR\x05query\x12+\n" +
+	"\x11movement_patterns\x18\t \x03(\tR\x10movementPatterns\x12\x1c\n" +
+	"\tmechanics\x18\n" +
+	" \x03(\tR\tmechanics\x12\x14\n" +
+	"\x05force\x18\v \x03(\tR\x05force\x12\x1e\n" +
+	"\n" +
+	"laterality\x18\f \x03(\tR\n" +
+	"laterality\x12\x18\n" +
+	"\ameasure\x18\r \x03(\tR\ameasure\"\xc5\x02\n" +
 	"\x14ListExercisesRequest\x12=\n" +
 	"\x06filter\x18\x01 \x01(\v2%.exercisedb.catalog.v1.ExerciseFilterR\x06filter\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x14\n" +
@@ -2187,6 +2588,10 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x17ListDifficultiesRequest\"k\n" +
 	"\x18ListDifficultiesResponse\x12\"\n" +
 	"\fdifficulties\x18\x01 \x03(\tR\fdifficulties\x12+\n" +
+	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"\x1d\n" +
+	"\x1bListMovementPatternsRequest\"x\n" +
+	"\x1cListMovementPatternsResponse\x12+\n" +
+	"\x11movement_patterns\x18\x01 \x03(\tR\x10movementPatterns\x12+\n" +
 	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"\x17\n" +
 	"\x15WatchCatalogueRequest\"_\n" +
 	"\x16WatchCatalogueResponse\x12+\n" +
@@ -2218,17 +2623,18 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x04file\x18\x03 \x01(\tR\x04file\"O\n" +
 	"\x10GetMediaResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\fR\acontent\x12!\n" +
-	"\fcontent_type\x18\x02 \x01(\tR\vcontentType*\x9f\x01\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType*\xbb\x01\n" +
 	"\fContentField\x12\x1d\n" +
 	"\x19CONTENT_FIELD_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19CONTENT_FIELD_DESCRIPTION\x10\x01\x12\x1e\n" +
 	"\x1aCONTENT_FIELD_INSTRUCTIONS\x10\x02\x12\x16\n" +
 	"\x12CONTENT_FIELD_TIPS\x10\x03\x12\x19\n" +
-	"\x15CONTENT_FIELD_ALIASES\x10\x04*X\n" +
+	"\x15CONTENT_FIELD_ALIASES\x10\x04\x12\x1a\n" +
+	"\x16CONTENT_FIELD_TRAINING\x10\x05*X\n" +
 	"\bRelation\x12\x18\n" +
 	"\x14RELATION_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13RELATION_VARIATIONS\x10\x01\x12\x19\n" +
-	"\x15RELATION_ALTERNATIVES\x10\x022\xbf\b\n" +
+	"\x15RELATION_ALTERNATIVES\x10\x022\xc0\t\n" +
 	"\x0eCatalogService\x12j\n" +
 	"\rListExercises\x12+.exercisedb.catalog.v1.ListExercisesRequest\x1a,.exercisedb.catalog.v1.ListExercisesResponse\x12d\n" +
 	"\vGetExercise\x12).exercisedb.catalog.v1.GetExerciseRequest\x1a*.exercisedb.catalog.v1.GetExerciseResponse\x12j\n" +
@@ -2236,7 +2642,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\vListMuscles\x12).exercisedb.catalog.v1.ListMusclesRequest\x1a*.exercisedb.catalog.v1.ListMusclesResponse\x12v\n" +
 	"\x11ListExerciseTypes\x12/.exercisedb.catalog.v1.ListExerciseTypesRequest\x1a0.exercisedb.catalog.v1.ListExerciseTypesResponse\x12m\n" +
 	"\x0eListEquipments\x12,.exercisedb.catalog.v1.ListEquipmentsRequest\x1a-.exercisedb.catalog.v1.ListEquipmentsResponse\x12s\n" +
-	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponse\x12o\n" +
+	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponse\x12\x7f\n" +
+	"\x14ListMovementPatterns\x122.exercisedb.catalog.v1.ListMovementPatternsRequest\x1a3.exercisedb.catalog.v1.ListMovementPatternsResponse\x12o\n" +
 	"\x0eWatchCatalogue\x12,.exercisedb.catalog.v1.WatchCatalogueRequest\x1a-.exercisedb.catalog.v1.WatchCatalogueResponse0\x01\x12_\n" +
 	"\bExchange\x12&.exercisedb.catalog.v1.ExchangeRequest\x1a'.exercisedb.catalog.v1.ExchangeResponse(\x010\x01\x12[\n" +
 	"\bGetMedia\x12&.exercisedb.catalog.v1.GetMediaRequest\x1a'.exercisedb.catalog.v1.GetMediaResponseBFZDgithub.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1;catalogv1b\x06proto3"
@@ -2254,85 +2661,98 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 }
 
 var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
-	(ContentField)(0),                 // 0: exercisedb.catalog.v1.ContentField
-	(Relation)(0),                     // 1: exercisedb.catalog.v1.Relation
-	(*Exercise)(nil),                  // 2: exercisedb.catalog.v1.Exercise
-	(*Related)(nil),                   // 3: exercisedb.catalog.v1.Related
-	(*ExerciseFilter)(nil),            // 4: exercisedb.catalog.v1.ExerciseFilter
-	(*ListExercisesRequest)(nil),      // 5: exercisedb.catalog.v1.ListExercisesRequest
-	(*ListExercisesResponse)(nil),     // 6: exercisedb.catalog.v1.ListExercisesResponse
-	(*ExerciseJSON)(nil),              // 7: exercisedb.catalog.v1.ExerciseJSON
-	(*GetExerciseRequest)(nil),        // 8: exercisedb.catalog.v1.GetExerciseRequest
-	(*GetExerciseResponse)(nil),       // 9: exercisedb.catalog.v1.GetExerciseResponse
-	(*ListBodyPartsRequest)(nil),      // 10: exercisedb.catalog.v1.ListBodyPartsRequest
-	(*ListBodyPartsResponse)(nil),     // 11: exercisedb.catalog.v1.ListBodyPartsResponse
-	(*Muscle)(nil),                    // 12: exercisedb.catalog.v1.Muscle
-	(*ListMusclesRequest)(nil),        // 13: exercisedb.catalog.v1.ListMusclesRequest
-	(*ListMusclesResponse)(nil),       // 14: exercisedb.catalog.v1.ListMusclesResponse
-	(*ExerciseType)(nil),              // 15: exercisedb.catalog.v1.ExerciseType
-	(*ListExerciseTypesRequest)(nil),  // 16: exercisedb.catalog.v1.ListExerciseTypesRequest
-	(*ListExerciseTypesResponse)(nil), // 17: exercisedb.catalog.v1.ListExerciseTypesResponse
-	(*ListEquipmentsRequest)(nil),     // 18: exercisedb.catalog.v1.ListEquipmentsRequest
-	(*ListEquipmentsResponse)(nil),    // 19: exercisedb.catalog.v1.ListEquipmentsResponse
-	(*ListDifficultiesRequest)(nil),   // 20: exercisedb.catalog.v1.ListDifficultiesRequest
-	(*ListDifficultiesResponse)(nil),  // 21: exercisedb.catalog.v1.ListDifficultiesResponse
-	(*WatchCatalogueRequest)(nil),     // 22: exercisedb.catalog.v1.WatchCatalogueRequest
-	(*WatchCatalogueResponse)(nil),    // 23: exercisedb.catalog.v1.WatchCatalogueResponse
-	(*ExchangeRequest)(nil),           // 24: exercisedb.catalog.v1.ExchangeRequest
-	(*Call)(nil),                      // 25: exercisedb.catalog.v1.Call
-	(*ExchangeResponse)(nil),          // 26: exercisedb.catalog.v1.ExchangeResponse
-	(*CallResult)(nil),                // 27: exercisedb.catalog.v1.CallResult
-	(*CallError)(nil),                 // 28: exercisedb.catalog.v1.CallError
-	(*GetMediaRequest)(nil),           // 29: exercisedb.catalog.v1.GetMediaRequest
-	(*GetMediaResponse)(nil),          // 30: exercisedb.catalog.v1.GetMediaResponse
-	(*anypb.Any)(nil),                 // 31: google.protobuf.Any
+	(ContentField)(0),                    // 0: exercisedb.catalog.v1.ContentField
+	(Relation)(0),                        // 1: exercisedb.catalog.v1.Relation
+	(*Exercise)(nil),                     // 2: exercisedb.catalog.v1.Exercise
+	(*Training)(nil),                     // 3: exercisedb.catalog.v1.Training
+	(*Prescription)(nil),                 // 4: exercisedb.catalog.v1.Prescription
+	(*Range)(nil),                        // 5: exercisedb.catalog.v1.Range
+	(*Related)(nil),                      // 6: exercisedb.catalog.v1.Related
+	(*ExerciseFilter)(nil),               // 7: exercisedb.catalog.v1.ExerciseFilter
+	(*ListExercisesRequest)(nil),         // 8: exercisedb.catalog.v1.ListExercisesRequest
+	(*ListExercisesResponse)(nil),        // 9: exercisedb.catalog.v1.ListExercisesResponse
+	(*ExerciseJSON)(nil),                 // 10: exercisedb.catalog.v1.ExerciseJSON
+	(*GetExerciseRequest)(nil),           // 11: exercisedb.catalog.v1.GetExerciseRequest
+	(*GetExerciseResponse)(nil),          // 12: exercisedb.catalog.v1.GetExerciseResponse
+	(*ListBodyPartsRequest)(nil),         // 13: exercisedb.catalog.v1.ListBodyPartsRequest
+	(*ListBodyPartsResponse)(nil),        // 14: exercisedb.catalog.v1.ListBodyPartsResponse
+	(*Muscle)(nil),                       // 15: exercisedb.catalog.v1.Muscle
+	(*ListMusclesRequest)(nil),           // 16: exercisedb.catalog.v1.ListMusclesRequest
+	(*ListMusclesResponse)(nil),          // 17: exercisedb.catalog.v1.ListMusclesResponse
+	(*ExerciseType)(nil),                 // 18: exercisedb.catalog.v1.ExerciseType
+	(*ListExerciseTypesRequest)(nil),     // 19: exercisedb.catalog.v1.ListExerciseTypesRequest
+	(*ListExerciseTypesResponse)(nil),    // 20: exercisedb.catalog.v1.ListExerciseTypesResponse
+	(*ListEquipmentsRequest)(nil),        // 21: exercisedb.catalog.v1.ListEquipmentsRequest
+	(*ListEquipmentsResponse)(nil),       // 22: exercisedb.catalog.v1.ListEquipmentsResponse
+	(*ListDifficultiesRequest)(nil),      // 23: exercisedb.catalog.v1.ListDifficultiesRequest
+	(*ListDifficultiesResponse)(nil),     // 24: exercisedb.catalog.v1.ListDifficultiesResponse
+	(*ListMovementPatternsRequest)(nil),  // 25: exercisedb.catalog.v1.ListMovementPatternsRequest
+	(*ListMovementPatternsResponse)(nil), // 26: exercisedb.catalog.v1.ListMovementPatternsResponse
+	(*WatchCatalogueRequest)(nil),        // 27: exercisedb.catalog.v1.WatchCatalogueRequest
+	(*WatchCatalogueResponse)(nil),       // 28: exercisedb.catalog.v1.WatchCatalogueResponse
+	(*ExchangeRequest)(nil),              // 29: exercisedb.catalog.v1.ExchangeRequest
+	(*Call)(nil),                         // 30: exercisedb.catalog.v1.Call
+	(*ExchangeResponse)(nil),             // 31: exercisedb.catalog.v1.ExchangeResponse
+	(*CallResult)(nil),                   // 32: exercisedb.catalog.v1.CallResult
+	(*CallError)(nil),                    // 33: exercisedb.catalog.v1.CallError
+	(*GetMediaRequest)(nil),              // 34: exercisedb.catalog.v1.GetMediaRequest
+	(*GetMediaResponse)(nil),             // 35: exercisedb.catalog.v1.GetMediaResponse
+	(*anypb.Any)(nil),                    // 36: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
-	1,  // 0: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
-	4,  // 1: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
-	0,  // 2: exercisedb.catalog.v1.ListExercisesRequest.include:type_name -> exercisedb.catalog.v1.ContentField
-	3,  // 3: exercisedb.catalog.v1.ListExercisesRequest.related:type_name -> exercisedb.catalog.v1.Related
-	2,  // 4: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
-	7,  // 5: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
-	2,  // 6: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
-	7,  // 7: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
-	12, // 8: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
-	15, // 9: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
-	25, // 10: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
-	5,  // 11: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
-	8,  // 12: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
-	27, // 13: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
-	6,  // 14: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
-	9,  // 15: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
-	28, // 16: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
-	31, // 17: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
-	5,  // 18: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
-	8,  // 19: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
-	10, // 20: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
-	13, // 21: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
-	16, // 22: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
-	18, // 23: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
-	20, // 24: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	22, // 25: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
-	24, // 26: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
-	29, // 27: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
-	6,  // 28: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	9,  // 29: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	11, // 30: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	14, // 31: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	17, // 32: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	19, // 33: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	21, // 34: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	23, // 35: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	26, // 36: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
-	30, // 37: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
-	28, // [28:38] is the sub-list for method output_type
-	18, // [18:28] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	3,  // 0: exercisedb.catalog.v1.Exercise.training:type_name -> exercisedb.catalog.v1.Training
+	4,  // 1: exercisedb.catalog.v1.Training.prescription:type_name -> exercisedb.catalog.v1.Prescription
+	5,  // 2: exercisedb.catalog.v1.Prescription.sets:type_name -> exercisedb.catalog.v1.Range
+	5,  // 3: exercisedb.catalog.v1.Prescription.reps:type_name -> exercisedb.catalog.v1.Range
+	5,  // 4: exercisedb.catalog.v1.Prescription.seconds:type_name -> exercisedb.catalog.v1.Range
+	5,  // 5: exercisedb.catalog.v1.Prescription.meters:type_name -> exercisedb.catalog.v1.Range
+	1,  // 6: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
+	7,  // 7: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
+	0,  // 8: exercisedb.catalog.v1.ListExercisesRequest.include:type_name -> exercisedb.catalog.v1.ContentField
+	6,  // 9: exercisedb.catalog.v1.ListExercisesRequest.related:type_name -> exercisedb.catalog.v1.Related
+	2,  // 10: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
+	10, // 11: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	2,  // 12: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
+	10, // 13: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	15, // 14: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
+	18, // 15: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
+	30, // 16: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
+	8,  // 17: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
+	11, // 18: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
+	32, // 19: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
+	9,  // 20: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
+	12, // 21: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
+	33, // 22: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
+	36, // 23: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	8,  // 24: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
+	11, // 25: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
+	13, // 26: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
+	16, // 27: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
+	19, // 28: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
+	21, // 29: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
+	23, // 30: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
+	25, // 31: exercisedb.catalog.v1.CatalogService.ListMovementPatterns:input_type -> exercisedb.catalog.v1.ListMovementPatternsRequest
+	27, // 32: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	29, // 33: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
+	34, // 34: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
+	9,  // 35: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	12, // 36: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	14, // 37: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	17, // 38: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	20, // 39: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	22, // 40: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	24, // 41: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	26, // 42: exercisedb.catalog.v1.CatalogService.ListMovementPatterns:output_type -> exercisedb.catalog.v1.ListMovementPatternsResponse
+	28, // 43: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	31, // 44: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	35, // 45: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
+	35, // [35:46] is the sub-list for method output_type
+	24, // [24:35] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_exercisedb_catalog_v1_catalog_proto_init() }
@@ -2340,11 +2760,11 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 	if File_exercisedb_catalog_v1_catalog_proto != nil {
 		return
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[23].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[28].OneofWrappers = []any{
 		(*Call_ListExercises)(nil),
 		(*Call_GetExercise)(nil),
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[25].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[30].OneofWrappers = []any{
 		(*CallResult_ListExercises)(nil),
 		(*CallResult_GetExercise)(nil),
 		(*CallResult_Error)(nil),
@@ -2355,7 +2775,7 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   29,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
