@@ -1,6 +1,7 @@
 package dataset_test
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -225,6 +226,83 @@ func TestTrainingFiltersMatchAScan(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("filter %+v: listed %d records, a scan selects %d", flt, len(got), len(want))
+		}
+	}
+}
+
+// freeExerciseDB is the open dataset's file, read at test time only (as the
+// importer's tests read it): nothing from it is copied into the repository.
+const freeExerciseDB = "../../../shared/datasets/free-exercise-db/exercises.json"
+
+// minFreeExerciseDBAgreement bounds from below the share of
+// free-exercise-db's force and mechanic values, for the exercises both
+// name alike, that the catalogue agrees with. The two follow different
+// conventions (it has no "other" force), so the bound is lower than the
+// labelled set's.
+const minFreeExerciseDBAgreement = 0.85
+
+// TestTrainingAgreesWithFreeExerciseDB compares force and mechanics with
+// free-exercise-db's, an independent source, where it gives push, pull or
+// static and compound or isolation for an exercise the catalogue names
+// alike (name or alias, under exercise.SearchKey). It prints the figures.
+func TestTrainingAgreesWithFreeExerciseDB(t *testing.T) {
+	data, err := os.ReadFile(freeExerciseDB)
+	if err != nil {
+		t.Skipf("open datasets not available (%v)", err)
+	}
+	var records []struct {
+		Name     string  `json:"name"`
+		Force    *string `json:"force"`
+		Mechanic *string `json:"mechanic"`
+	}
+	if err := json.Unmarshal(data, &records); err != nil {
+		t.Fatal(err)
+	}
+	f := catalogue(t)
+	byKey := map[string]*exercise.Exercise{}
+	for i := range f.Exercises {
+		x := &f.Exercises[i]
+		byKey[exercise.SearchKey(x.Name)] = x
+	}
+	for i := range f.Exercises {
+		for _, a := range f.Exercises[i].Aliases {
+			if _, taken := byKey[exercise.SearchKey(a)]; !taken {
+				byKey[exercise.SearchKey(a)] = &f.Exercises[i]
+			}
+		}
+	}
+	var force, mech struct{ agree, total int }
+	for _, r := range records {
+		x := byKey[exercise.SearchKey(r.Name)]
+		if x == nil {
+			continue
+		}
+		if r.Force != nil && slices.Contains([]string{"push", "pull", "static"}, *r.Force) {
+			force.total++
+			if x.Training.Force == *r.Force {
+				force.agree++
+			} else {
+				t.Logf("%s: force: free-exercise-db %q, catalogue %q", r.Name, *r.Force, x.Training.Force)
+			}
+		}
+		if r.Mechanic != nil && slices.Contains([]string{"compound", "isolation"}, *r.Mechanic) {
+			mech.total++
+			if x.Training.Mechanics == *r.Mechanic {
+				mech.agree++
+			} else {
+				t.Logf("%s: mechanics: free-exercise-db %q, catalogue %q", r.Name, *r.Mechanic, x.Training.Mechanics)
+			}
+		}
+	}
+	t.Logf("free-exercise-db: force agrees on %d of %d, mechanics on %d of %d", force.agree, force.total, mech.agree, mech.total)
+	for _, c := range []struct {
+		field        string
+		agree, total int
+	}{{"force", force.agree, force.total}, {"mechanics", mech.agree, mech.total}} {
+		if c.total < 100 {
+			t.Errorf("%s: only %d exercises matched; the matching or the dataset changed", c.field, c.total)
+		} else if share := float64(c.agree) / float64(c.total); share < minFreeExerciseDBAgreement {
+			t.Errorf("%s: agreement %.1f%%, want at least %.0f%%", c.field, 100*share, 100*minFreeExerciseDBAgreement)
 		}
 	}
 }
