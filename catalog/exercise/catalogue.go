@@ -25,6 +25,11 @@ const (
 	byExerciseType
 	byTargetMuscle
 	bySecondaryMuscle
+	byMovementPattern
+	byMechanics
+	byForce
+	byLaterality
+	byMeasure
 	numIndexedFields
 )
 
@@ -129,6 +134,11 @@ func New(f *File, opts ...Option) (*Catalogue, error) {
 		byExerciseType:    Names(c.vocab.ExerciseTypes),
 		byTargetMuscle:    Names(c.vocab.Muscles),
 		bySecondaryMuscle: Names(c.vocab.Muscles),
+		byMovementPattern: Names(c.vocab.MovementPatterns),
+		byMechanics:       Names(c.vocab.Mechanics),
+		byForce:           Names(c.vocab.Forces),
+		byLaterality:      Names(c.vocab.Lateralities),
+		byMeasure:         Names(c.vocab.Measures),
 	}
 	for i, names := range declared {
 		c.postings[i] = make(map[string]*roaring.Bitmap, len(names))
@@ -198,6 +208,13 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 	post(byExerciseType, x.ExerciseTypes...)
 	post(byTargetMuscle, x.TargetMuscles...)
 	post(bySecondaryMuscle, x.SecondaryMuscles...)
+	if t := x.Training; t != nil {
+		post(byMovementPattern, t.MovementPattern)
+		post(byMechanics, t.Mechanics)
+		post(byForce, t.Force)
+		post(byLaterality, t.Laterality)
+		post(byMeasure, t.Measure)
+	}
 
 	group(c.families, x.Family, pos)
 	group(c.patterns, x.Pattern, pos)
@@ -300,6 +317,7 @@ func (c *Catalogue) jsonAt(pos uint32) *exercisejson.Fragments {
 		ID: x.ID, Name: x.Name, Equipments: x.Equipments, BodyParts: x.BodyParts, ExerciseTypes: x.ExerciseTypes,
 		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles,
 		Description: x.Description, Instructions: x.Instructions, Tips: x.Tips, Aliases: x.Aliases,
+		Training: x.Training,
 	})
 	c.json[pos].Store(f) // a racing call stores equal bytes
 	return f
@@ -312,15 +330,31 @@ func (c *Catalogue) position(id string) (uint32, bool) {
 }
 
 func sortedVocabularies(v Vocabularies) Vocabularies {
-	byName := func(a, b Term) int { return cmp.Compare(a.Name, b.Name) }
 	out := Vocabularies{
-		BodyParts:     slices.SortedFunc(slices.Values(v.BodyParts), byName),
-		Equipments:    slices.SortedFunc(slices.Values(v.Equipments), byName),
+		BodyParts:     sortedTerms(v.BodyParts),
+		Equipments:    sortedTerms(v.Equipments),
 		Difficulties:  slices.Clone(v.Difficulties), // kept in file order: easiest first
 		Muscles:       slices.SortedFunc(slices.Values(v.Muscles), func(a, b Muscle) int { return cmp.Compare(a.Name, b.Name) }),
 		ExerciseTypes: slices.SortedFunc(slices.Values(v.ExerciseTypes), func(a, b ExerciseType) int { return cmp.Compare(a.Name, b.Name) }),
+
+		MovementPatterns: sortedTerms(v.MovementPatterns),
+		// The closed training lists keep the file's order, which reads as
+		// a scale (reps, time, distance) rather than an alphabet.
+		Mechanics:    slices.Clone(v.Mechanics),
+		Forces:       slices.Clone(v.Forces),
+		Lateralities: slices.Clone(v.Lateralities),
+		Measures:     slices.Clone(v.Measures),
 	}
 	return out
+}
+
+// sortedTerms returns a copy of ts sorted by name; nil stays nil, so that
+// a file without a vocabulary encodes as it was.
+func sortedTerms(ts []Term) []Term {
+	if ts == nil {
+		return nil
+	}
+	return slices.SortedFunc(slices.Values(ts), func(a, b Term) int { return cmp.Compare(a.Name, b.Name) })
 }
 
 // versionOf hashes the catalogue's content as its file would hold it.

@@ -1,5 +1,7 @@
 package exercise
 
+import "github.com/exercisedb/exercisedb/pkg/exercisejson"
+
 // Exercise is one record of the catalogue. Its slices are shared with the
 // catalogue and must be treated as read-only.
 type Exercise struct {
@@ -37,7 +39,21 @@ type Exercise struct {
 	// flat bench press family). At most one per family (version 2 only);
 	// search ranks it before its variants.
 	Standard bool `json:"standard,omitempty"`
+
+	// Training is what an app programs the exercise with: its movement
+	// pattern (Pattern), mechanics, force, laterality, measure and a
+	// prescription. Optional in the file (a version 1 file has none);
+	// when present every field is required and drawn from the file's
+	// vocabularies.
+	Training *Training `json:"training,omitempty"`
 }
+
+// Training is an exercise's training fields, in the public API's shape.
+type Training = exercisejson.Training
+
+// Prescription is a sensible dose of an exercise: sets, and reps, seconds
+// or meters as its measure says, each a range [low, high].
+type Prescription = exercisejson.Prescription
 
 // Term is an entry of a vocabulary that has nothing but a name.
 type Term struct {
@@ -65,6 +81,14 @@ type Vocabularies struct {
 	Equipments    []Term         `json:"equipments"`
 	ExerciseTypes []ExerciseType `json:"exerciseTypes"`
 	Difficulties  []Term         `json:"difficulties"`
+
+	// The vocabularies of the training fields: absent from a file whose
+	// records have no training.
+	MovementPatterns []Term `json:"movementPatterns,omitempty"`
+	Mechanics        []Term `json:"mechanics,omitempty"`
+	Forces           []Term `json:"forces,omitempty"`
+	Lateralities     []Term `json:"lateralities,omitempty"`
+	Measures         []Term `json:"measures,omitempty"`
 }
 
 // Entry is an entry of a vocabulary.

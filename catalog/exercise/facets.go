@@ -110,7 +110,7 @@ func (c *Catalogue) Facets(f Filter, facets []Facet, recordCap int) ([]FacetCoun
 		case FacetTargetMuscles:
 			others.TargetMuscles, values = nil, c.postings[byTargetMuscle]
 		case FacetMovementPatterns:
-			values = c.patterns
+			others.MovementPatterns, values = nil, c.postings[byMovementPattern]
 		default:
 			continue
 		}

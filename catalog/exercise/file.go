@@ -177,6 +177,7 @@ type fileExercise struct {
 	Family           *string   `json:"family"`
 	Pattern          *string   `json:"pattern"`
 	Standard         *bool     `json:"standard"`
+	Training         *Training `json:"training"`
 }
 
 func decodeExercise(raw json.RawMessage, v2 bool, rec *recordProblems) (Exercise, bool) {
@@ -241,7 +242,7 @@ func decodeExercise(raw json.RawMessage, v2 bool, rec *recordProblems) (Exercise
 		}{
 			{"description", fx.Description != nil}, {"instructions", fx.Instructions != nil}, {"tips", fx.Tips != nil},
 			{"aliases", fx.Aliases != nil}, {"family", fx.Family != nil}, {"pattern", fx.Pattern != nil},
-			{"standard", fx.Standard != nil},
+			{"standard", fx.Standard != nil}, {"training", fx.Training != nil},
 		}
 		for _, m := range v2only {
 			if m.present {
@@ -254,6 +255,10 @@ func decodeExercise(raw json.RawMessage, v2 bool, rec *recordProblems) (Exercise
 	x.Family = str("family", fx.Family, true)
 	x.Pattern = str("pattern", fx.Pattern, true)
 	x.Standard = fx.Standard != nil && *fx.Standard
+	x.Training = fx.Training
+	if x.Training != nil {
+		checkTraining(rec, &x)
+	}
 	x.Instructions = texts(rec, "instructions", fx.Instructions, MinInstructions, MaxInstructions)
 	x.Tips = texts(rec, "tips", fx.Tips, MinTips, MaxTips)
 	if fx.Aliases != nil {
@@ -289,6 +294,39 @@ func texts(rec *recordProblems, field string, p *[]string, min, max int) []strin
 		}
 	}
 	return *p
+}
+
+// checkTraining checks what the vocabularies cannot: a movement pattern
+// equal to the record's pattern, and a prescription whose unit is the
+// measure's, each range [low, high] with 1 <= low <= high.
+func checkTraining(rec *recordProblems, x *Exercise) {
+	t := x.Training
+	if t.MovementPattern != x.Pattern {
+		rec.add("training.movementPattern", "%q differs from pattern %q", t.MovementPattern, x.Pattern)
+	}
+	p := &t.Prescription
+	checkRange(rec, "training.prescription.sets", p.Sets, true)
+	units := []struct {
+		measure, field string
+		r              []int
+	}{{"reps", "reps", p.Reps}, {"time", "seconds", p.Seconds}, {"distance", "meters", p.Meters}}
+	for _, u := range units {
+		checkRange(rec, "training.prescription."+u.field, u.r, u.measure == t.Measure)
+		if u.measure != t.Measure && u.r != nil {
+			rec.add("training.prescription."+u.field, "not allowed with measure %q", t.Measure)
+		}
+	}
+}
+
+// checkRange checks a range [low, high], required or absent.
+func checkRange(rec *recordProblems, field string, r []int, required bool) {
+	switch {
+	case r == nil && required:
+		rec.add(field, "missing")
+	case r == nil:
+	case len(r) != 2 || r[0] < 1 || r[0] > r[1]:
+		rec.add(field, "%v is not a range [low, high] with 1 <= low <= high", r)
+	}
 }
 
 // checkAliases refuses an alias that two records claim, or that is another
@@ -331,12 +369,14 @@ func checkStandards(xs []Exercise, problems *problemList) {
 // vocabularySets holds the declared values of each vocabulary.
 type vocabularySets struct {
 	bodyParts, muscles, equipments, exerciseTypes, difficulties map[string]bool
+	// The training vocabularies, empty when the file declares none.
+	movementPatterns, mechanics, forces, lateralities, measures map[string]bool
 }
 
 func checkVocabularies(v *Vocabularies, problems *problemList) vocabularySets {
 	set := func(field string, names []string) map[string]bool {
 		m := make(map[string]bool, len(names))
-		if len(names) == 0 {
+		if len(names) == 0 && !optionalVocabularies[field] {
 			problems.add("vocabularies.%s: empty", field)
 		}
 		for i, n := range names {
@@ -358,6 +398,12 @@ func checkVocabularies(v *Vocabularies, problems *problemList) vocabularySets {
 		equipments:    set("equipments", Names(v.Equipments)),
 		exerciseTypes: set("exerciseTypes", Names(v.ExerciseTypes)),
 		difficulties:  set("difficulties", Names(v.Difficulties)),
+
+		movementPatterns: set("movementPatterns", Names(v.MovementPatterns)),
+		mechanics:        set("mechanics", Names(v.Mechanics)),
+		forces:           set("forces", Names(v.Forces)),
+		lateralities:     set("lateralities", Names(v.Lateralities)),
+		measures:         set("measures", Names(v.Measures)),
 	}
 	for i, m := range v.Muscles {
 		if !s.bodyParts[m.BodyPart] {
@@ -370,6 +416,12 @@ func checkVocabularies(v *Vocabularies, problems *problemList) vocabularySets {
 		}
 	}
 	return s
+}
+
+// optionalVocabularies may be absent: a file whose records have no
+// training needs none of them.
+var optionalVocabularies = map[string]bool{
+	"movementPatterns": true, "mechanics": true, "forces": true, "lateralities": true, "measures": true,
 }
 
 func (s vocabularySets) check(x *Exercise, rec *recordProblems) {
@@ -392,6 +444,27 @@ func (s vocabularySets) check(x *Exercise, rec *recordProblems) {
 	values("secondaryMuscles", "muscles", s.muscles, x.SecondaryMuscles)
 	if x.Difficulty != "" {
 		values("difficulty", "difficulties", s.difficulties, []string{x.Difficulty})
+	}
+	if t := x.Training; t != nil {
+		for _, f := range []struct {
+			field, vocabulary string
+			declared          map[string]bool
+			value             string
+		}{
+			{"training.movementPattern", "movementPatterns", s.movementPatterns, t.MovementPattern},
+			{"training.mechanics", "mechanics", s.mechanics, t.Mechanics},
+			{"training.force", "forces", s.forces, t.Force},
+			{"training.laterality", "lateralities", s.lateralities, t.Laterality},
+			{"training.measure", "measures", s.measures, t.Measure},
+		} {
+			if f.value == "" {
+				rec.add(f.field, "missing")
+				continue
+			}
+			values(f.field, f.vocabulary, f.declared, []string{f.value})
+		}
+	} else if len(s.movementPatterns) > 0 && x.Pattern != "" {
+		values("pattern", "movementPatterns", s.movementPatterns, []string{x.Pattern})
 	}
 }
 

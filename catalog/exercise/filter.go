@@ -29,6 +29,13 @@ type Filter struct {
 	ExerciseTypes    []string
 	TargetMuscles    []string
 	SecondaryMuscles []string
+	// The training fields: each keeps the exercises whose training has
+	// any of the values.
+	MovementPatterns []string
+	Mechanics        []string
+	Forces           []string
+	Lateralities     []string
+	Measures         []string
 	// Name keeps exercises whose name contains it, compared by SearchKey:
 	// case, spaces and punctuation do not matter.
 	Name string
@@ -51,6 +58,11 @@ var filterFields = [numIndexedFields]fieldSpec{
 	{byExerciseType, FieldExerciseTypes, "exercise type"},
 	{byTargetMuscle, FieldTargetMuscles, "muscle"},
 	{bySecondaryMuscle, FieldSecondaryMuscles, "muscle"},
+	{byMovementPattern, FieldMovementPatterns, "movement pattern"},
+	{byMechanics, FieldMechanics, "mechanics value"},
+	{byForce, FieldForce, "force"},
+	{byLaterality, FieldLaterality, "laterality"},
+	{byMeasure, FieldMeasure, "measure"},
 }
 
 func (f *Filter) values(index int) []string {
@@ -65,8 +77,18 @@ func (f *Filter) values(index int) []string {
 		return f.ExerciseTypes
 	case byTargetMuscle:
 		return f.TargetMuscles
-	default:
+	case bySecondaryMuscle:
 		return f.SecondaryMuscles
+	case byMovementPattern:
+		return f.MovementPatterns
+	case byMechanics:
+		return f.Mechanics
+	case byForce:
+		return f.Forces
+	case byLaterality:
+		return f.Lateralities
+	default:
+		return f.Measures
 	}
 }
 
@@ -239,8 +261,23 @@ func (c *Catalogue) nameMatches(key string) *roaring.Bitmap {
 // allowedHint lists the allowed values of a vocabulary that has no
 // reference list of its own to point to.
 func (c *Catalogue) allowedHint(index int) string {
-	if index != byDifficulty {
+	var terms []Term
+	switch index {
+	case byDifficulty:
+		terms = c.vocab.Difficulties
+	case byMechanics:
+		terms = c.vocab.Mechanics
+	case byForce:
+		terms = c.vocab.Forces
+	case byLaterality:
+		terms = c.vocab.Lateralities
+	case byMeasure:
+		terms = c.vocab.Measures
+	default:
 		return ""
 	}
-	return " (one of: " + strings.Join(Names(c.vocab.Difficulties), ", ") + ")"
+	if len(terms) == 0 {
+		return " (this catalogue has no training fields)"
+	}
+	return " (one of: " + strings.Join(Names(terms), ", ") + ")"
 }

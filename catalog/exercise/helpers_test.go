@@ -19,7 +19,35 @@ func testVocabularies() Vocabularies {
 			{"strength", "types/strength"}, {"cardio", "types/cardio"}, {"stretching", "types/stretching"},
 		},
 		Difficulties: []Term{{"beginner"}, {"intermediate"}, {"advanced"}},
+
+		MovementPatterns: []Term{{"horizontal push"}, {"squat"}, {"hinge"}, {"stretch"}},
+		Mechanics:        []Term{{"compound"}, {"isolation"}},
+		Forces:           []Term{{"push"}, {"pull"}, {"static"}, {"other"}},
+		Lateralities:     []Term{{"bilateral"}, {"unilateral"}, {"alternating"}},
+		Measures:         []Term{{"reps"}, {"time"}, {"distance"}},
 	}
+}
+
+// withTraining gives every record of f a random training drawn from
+// testVocabularies (the pattern too), reproducible from seed, from a
+// generator of its own so that the rest of the records stay as they were.
+func withTraining(f *File, seed uint64) *File {
+	rng := rand.New(rand.NewPCG(seed, ^seed))
+	v := testVocabularies()
+	one := func(ts []Term) string { return ts[rng.IntN(len(ts))].Name }
+	for i := range f.Exercises {
+		x := &f.Exercises[i]
+		x.Pattern = one(v.MovementPatterns)
+		t := &Training{MovementPattern: x.Pattern, Mechanics: one(v.Mechanics), Force: one(v.Forces),
+			Laterality: one(v.Lateralities), Measure: one(v.Measures[:2]), Prescription: Prescription{Sets: []int{2, 3}}}
+		if t.Measure == "reps" {
+			t.Prescription.Reps = []int{8, 12}
+		} else {
+			t.Prescription.Seconds = []int{20, 30}
+		}
+		x.Training = t // "distance" stays unused
+	}
+	return f
 }
 
 // randomFile returns a catalogue of n records with ids r0000.. and values
@@ -90,6 +118,11 @@ func model(f *File, flt Filter, p PageRequest) (Page, error) {
 		if anyOf(flt.BodyParts, x.BodyParts) && anyOf(flt.Equipments, x.Equipments) &&
 			anyOf(flt.Difficulties, []string{x.Difficulty}) && anyOf(flt.ExerciseTypes, x.ExerciseTypes) &&
 			anyOf(flt.TargetMuscles, x.TargetMuscles) && anyOf(flt.SecondaryMuscles, x.SecondaryMuscles) &&
+			anyOf(flt.MovementPatterns, trainingField(x, func(t *Training) string { return t.MovementPattern })) &&
+			anyOf(flt.Mechanics, trainingField(x, func(t *Training) string { return t.Mechanics })) &&
+			anyOf(flt.Forces, trainingField(x, func(t *Training) string { return t.Force })) &&
+			anyOf(flt.Lateralities, trainingField(x, func(t *Training) string { return t.Laterality })) &&
+			anyOf(flt.Measures, trainingField(x, func(t *Training) string { return t.Measure })) &&
 			strings.Contains(SearchKey(x.Name), SearchKey(flt.Name)) {
 			match = append(match, x)
 		}
@@ -128,6 +161,15 @@ func model(f *File, flt Filter, p PageRequest) (Page, error) {
 		out.PreviousCursor = page[0].ID
 	}
 	return out, nil
+}
+
+// trainingField returns the field of x's training that get reads, none
+// when x has no training.
+func trainingField(x Exercise, get func(*Training) string) []string {
+	if x.Training == nil {
+		return nil
+	}
+	return []string{get(x.Training)}
 }
 
 // refs returns pointers to the records of xs, never nil.

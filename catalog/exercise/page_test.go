@@ -136,6 +136,9 @@ func TestListErrors(t *testing.T) {
 			want: []FieldError{{FieldBodyParts, "Chst", "is not a known body part"}, {FieldEquipments, "hammer", "is not a known equipment"}}},
 		{name: "unknown difficulty lists the allowed", filter: Filter{Difficulties: []string{"expert"}},
 			want: []FieldError{{FieldDifficulties, "expert", "is not a known difficulty (one of: beginner, intermediate, advanced)"}}},
+		{name: "unknown training values list the allowed", filter: Filter{Mechanics: []string{"compound", "multi-joint"}, Measures: []string{"sets"}},
+			want: []FieldError{{FieldMechanics, "multi-joint", "is not a known mechanics value (one of: compound, isolation)"}, {FieldMeasure, "sets", "is not a known measure (one of: reps, time, distance)"}}},
+		{name: "unknown movement pattern", filter: Filter{MovementPatterns: []string{"press"}}, want: []FieldError{{FieldMovementPatterns, "press", "is not a known movement pattern"}}},
 		{name: "muscle vocabulary", filter: Filter{SecondaryMuscles: []string{"abs"}}, want: []FieldError{{FieldSecondaryMuscles, "abs", "is not a known muscle"}}},
 		{name: "every problem at once", filter: Filter{ExerciseTypes: []string{"zumba"}}, req: PageRequest{Limit: 200, After: "nope"},
 			want: []FieldError{{FieldLimit, "200", "must be between 1 and 100"}, {FieldAfter, "nope", "names no exercise"}, {FieldExerciseTypes, "zumba", "is not a known exercise type"}}},
@@ -209,7 +212,7 @@ func TestExerciseLookup(t *testing.T) {
 // the end visits the same pages in reverse, total equals the count, and
 // every page equals the plain scan's.
 func TestListMatchesModel(t *testing.T) {
-	f := randomFile(700, 1)
+	f := withTraining(randomFile(700, 1), 3)
 	c := mustNew(t, f)
 	rng := rand.New(rand.NewPCG(2, 2))
 	v := testVocabularies()
@@ -226,6 +229,10 @@ func TestListMatchesModel(t *testing.T) {
 			BodyParts: some(Names(v.BodyParts)), Equipments: some(Names(v.Equipments)),
 			Difficulties: some(Names(v.Difficulties)), ExerciseTypes: some(Names(v.ExerciseTypes)),
 			TargetMuscles: some(Names(v.Muscles)), SecondaryMuscles: some(Names(v.Muscles)),
+		}
+		if rng.IntN(2) == 0 {
+			flt.MovementPatterns, flt.Mechanics, flt.Forces = some(Names(v.MovementPatterns)), some(Names(v.Mechanics)), some(Names(v.Forces))
+			flt.Lateralities, flt.Measures = some(Names(v.Lateralities)), some(Names(v.Measures))
 		}
 		if rng.IntN(4) == 0 {
 			flt.Name = []string{"press", "pull up", "ow", "1", "incline-bench"}[rng.IntN(5)]

@@ -114,7 +114,7 @@ func TestUnknownEnumValuesAreNamedAsSent(t *testing.T) {
 	h := startWith(t, true, "testdata/content.json")
 	const (
 		wantRelation = "is not a relation (want RELATION_VARIATIONS or RELATION_ALTERNATIVES)"
-		wantContent  = "is not a content field (want CONTENT_FIELD_DESCRIPTION, CONTENT_FIELD_INSTRUCTIONS, CONTENT_FIELD_TIPS or CONTENT_FIELD_ALIASES)"
+		wantContent  = "is not a content field (want CONTENT_FIELD_DESCRIPTION, CONTENT_FIELD_INSTRUCTIONS, CONTENT_FIELD_TIPS, CONTENT_FIELD_ALIASES or CONTENT_FIELD_TRAINING)"
 	)
 	tests := []struct {
 		name string

@@ -142,6 +142,11 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		ExerciseTypes:    f.GetExerciseTypes(),
 		TargetMuscles:    f.GetTargetMuscles(),
 		SecondaryMuscles: f.GetSecondaryMuscles(),
+		MovementPatterns: f.GetMovementPatterns(),
+		Mechanics:        f.GetMechanics(),
+		Forces:           f.GetForce(),
+		Lateralities:     f.GetLaterality(),
+		Measures:         f.GetMeasure(),
 		Name:             f.GetName(),
 		Query:            f.GetQuery(),
 	}
@@ -240,6 +245,15 @@ func (s *Service) ListDifficulties(context.Context, *catalogv1.ListDifficultiesR
 	return &catalogv1.ListDifficultiesResponse{Difficulties: exercise.Names(c.Vocabularies().Difficulties), CatalogueVersion: c.Version()}, nil
 }
 
+// ListMovementPatterns implements catalogv1.CatalogServiceServer.
+func (s *Service) ListMovementPatterns(context.Context, *catalogv1.ListMovementPatternsRequest) (*catalogv1.ListMovementPatternsResponse, error) {
+	c, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	return &catalogv1.ListMovementPatternsResponse{MovementPatterns: exercise.Names(c.Vocabularies().MovementPatterns), CatalogueVersion: c.Version()}, nil
+}
+
 // ListMuscles implements catalogv1.CatalogServiceServer.
 func (s *Service) ListMuscles(context.Context, *catalogv1.ListMusclesRequest) (*catalogv1.ListMusclesResponse, error) {
 	c, err := s.load()
@@ -281,7 +295,8 @@ type content uint8
 const allContent content = 1<<catalogv1.ContentField_CONTENT_FIELD_DESCRIPTION |
 	1<<catalogv1.ContentField_CONTENT_FIELD_INSTRUCTIONS |
 	1<<catalogv1.ContentField_CONTENT_FIELD_TIPS |
-	1<<catalogv1.ContentField_CONTENT_FIELD_ALIASES
+	1<<catalogv1.ContentField_CONTENT_FIELD_ALIASES |
+	1<<catalogv1.ContentField_CONTENT_FIELD_TRAINING
 
 // contentMask returns the set of fields, and a violation for each value
 // that is not a content field, up to maxViolations of them (a request may
@@ -298,7 +313,7 @@ func contentMask(fields []catalogv1.ContentField) (content, []exercise.FieldErro
 			m |= 1 << f
 		case len(bad) < maxViolations:
 			bad = append(bad, exercise.FieldError{Field: fieldInclude, Value: f.String(),
-				Description: "is not a content field (want CONTENT_FIELD_DESCRIPTION, CONTENT_FIELD_INSTRUCTIONS, CONTENT_FIELD_TIPS or CONTENT_FIELD_ALIASES)"})
+				Description: "is not a content field (want CONTENT_FIELD_DESCRIPTION, CONTENT_FIELD_INSTRUCTIONS, CONTENT_FIELD_TIPS, CONTENT_FIELD_ALIASES or CONTENT_FIELD_TRAINING)"})
 		}
 	}
 	return m, bad
@@ -381,5 +396,30 @@ func (c *served) toProto(x *exercise.Exercise, include content) *catalogv1.Exerc
 	if include.has(catalogv1.ContentField_CONTENT_FIELD_ALIASES) {
 		out.Aliases = x.Aliases
 	}
+	if include.has(catalogv1.ContentField_CONTENT_FIELD_TRAINING) && x.Training != nil {
+		out.Training = trainingProto(x.Training)
+	}
 	return out
+}
+
+func trainingProto(t *exercise.Training) *catalogv1.Training {
+	p := &t.Prescription
+	return &catalogv1.Training{
+		MovementPattern: t.MovementPattern,
+		Mechanics:       t.Mechanics,
+		Force:           t.Force,
+		Laterality:      t.Laterality,
+		Measure:         t.Measure,
+		Prescription: &catalogv1.Prescription{
+			Sets: rangeProto(p.Sets), Reps: rangeProto(p.Reps), Seconds: rangeProto(p.Seconds), Meters: rangeProto(p.Meters),
+		},
+	}
+}
+
+// rangeProto converts a [low, high] range; nil when absent.
+func rangeProto(r []int) *catalogv1.Range {
+	if len(r) != 2 {
+		return nil
+	}
+	return &catalogv1.Range{Low: int32(r[0]), High: int32(r[1])}
 }

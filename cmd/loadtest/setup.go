@@ -25,7 +25,7 @@ type planSpec struct {
 var plans = map[string]planSpec{
 	"Mega": {Name: "Mega", Operations: []string{config.AllOperations}},
 	"Pro": {Name: "Pro", Limited: true, QuotaPer: "day", RecordCap: 1000,
-		Operations: []string{"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "liveness"}},
+		Operations: []string{"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "movementPatterns", "liveness"}},
 	"Basic": {Name: "Basic", Limited: true, QuotaPer: "month", RecordCap: 100,
 		Operations: []string{"exercisesByBodyParts", "exerciseTypes", "bodyParts", "muscles", "liveness"}},
 }

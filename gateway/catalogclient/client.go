@@ -55,7 +55,8 @@ const (
 	Instructions
 	Tips
 	Aliases
-	AllContent = Description | Instructions | Tips | Aliases
+	Training
+	AllContent = Description | Instructions | Tips | Aliases | Training
 )
 
 // fields lists the set's fields as the catalog names them.
@@ -64,6 +65,7 @@ func (c Content) fields() []catalogv1.ContentField {
 	for i, f := range []catalogv1.ContentField{
 		catalogv1.ContentField_CONTENT_FIELD_DESCRIPTION, catalogv1.ContentField_CONTENT_FIELD_INSTRUCTIONS,
 		catalogv1.ContentField_CONTENT_FIELD_TIPS, catalogv1.ContentField_CONTENT_FIELD_ALIASES,
+		catalogv1.ContentField_CONTENT_FIELD_TRAINING,
 	} {
 		if c&(1<<i) != 0 {
 			out = append(out, f)
@@ -84,7 +86,9 @@ const (
 // Filter selects exercises; see the catalog's ExerciseFilter.
 type Filter struct {
 	BodyParts, Equipments, Difficulties, ExerciseTypes, TargetMuscles, SecondaryMuscles []string
-	Name                                                                                string
+	// The training filters.
+	MovementPatterns, Mechanics, Forces, Lateralities, Measures []string
+	Name                                                        string
 	// Query is a search; see the catalog's ExerciseFilter.query.
 	Query string
 }
@@ -305,6 +309,8 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		Filter: &catalogv1.ExerciseFilter{
 			BodyParts: f.BodyParts, Equipments: f.Equipments, Difficulties: f.Difficulties,
 			ExerciseTypes: f.ExerciseTypes, TargetMuscles: f.TargetMuscles, SecondaryMuscles: f.SecondaryMuscles,
+			MovementPatterns: f.MovementPatterns, Mechanics: f.Mechanics, Force: f.Forces,
+			Laterality: f.Lateralities, Measure: f.Measures,
 			Name: f.Name, Query: f.Query,
 		},
 		Limit:     int32(req.Limit),
@@ -413,6 +419,18 @@ func (c *Client) Equipments(ctx context.Context, requestID string) ([]string, st
 	return r.Equipments, r.CatalogueVersion, nil
 }
 
+// MovementPatterns returns the movement pattern names and the catalogue
+// version.
+func (c *Client) MovementPatterns(ctx context.Context, requestID string) ([]string, string, error) {
+	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListMovementPatternsResponse, error) {
+		return c.rpc.ListMovementPatterns(ctx, &catalogv1.ListMovementPatternsRequest{})
+	})
+	if err != nil {
+		return nil, "", toAPIError(err)
+	}
+	return r.MovementPatterns, r.CatalogueVersion, nil
+}
+
 // Muscles returns the muscle names and the catalogue version.
 func (c *Client) Muscles(ctx context.Context, requestID string) ([]string, string, error) {
 	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListMusclesResponse, error) {
@@ -454,8 +472,30 @@ func fromProto(x *catalogv1.Exercise, include Content) ExerciseJSON {
 		ID: x.Id, Name: x.Name, Equipments: x.Equipments, BodyParts: x.BodyParts, ExerciseTypes: x.ExerciseTypes,
 		Difficulty: x.Difficulty, TargetMuscles: x.TargetMuscles, SecondaryMuscles: x.SecondaryMuscles,
 		Description: x.Description, Instructions: x.Instructions, Tips: x.Tips, Aliases: x.Aliases,
+		Training: fromTraining(x.Training),
 	})
 	return ExerciseJSON{Head: f.Head(), MediaKey: x.MediaKey, MediaDigest: x.MediaDigest, Content: f.Content(exercisejson.Set(include))}
+}
+
+// fromTraining converts a training message; nil when absent.
+func fromTraining(t *catalogv1.Training) *exercisejson.Training {
+	if t == nil {
+		return nil
+	}
+	p := t.GetPrescription()
+	return &exercisejson.Training{
+		MovementPattern: t.MovementPattern, Mechanics: t.Mechanics, Force: t.Force, Laterality: t.Laterality, Measure: t.Measure,
+		Prescription: exercisejson.Prescription{
+			Sets: fromRange(p.GetSets()), Reps: fromRange(p.GetReps()), Seconds: fromRange(p.GetSeconds()), Meters: fromRange(p.GetMeters()),
+		},
+	}
+}
+
+func fromRange(r *catalogv1.Range) []int {
+	if r == nil {
+		return nil
+	}
+	return []int{int(r.Low), int(r.High)}
 }
 
 func noSuchExercise(id string) error {

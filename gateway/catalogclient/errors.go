@@ -34,6 +34,11 @@ var params = map[string]struct{ name, allowed string }{
 	"filter.exercise_types":    {"exerciseTypes", "/api/v1/exercisetypes"},
 	"filter.target_muscles":    {"targetMuscles", "/api/v1/muscles"},
 	"filter.secondary_muscles": {"secondaryMuscles", "/api/v1/muscles"},
+	"filter.movement_patterns": {"movementPatterns", "/api/v1/movementpatterns"},
+	"filter.mechanics":         {"mechanics", ""},
+	"filter.force":             {"force", ""},
+	"filter.laterality":        {"laterality", ""},
+	"filter.measure":           {"measure", ""},
 	"filter.name":              {"name", ""},
 	"filter.query":             {"q", ""},
 }

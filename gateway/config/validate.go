@@ -13,7 +13,7 @@ import (
 
 // Operations the gateway serves, as plans name them.
 var Operations = []string{
-	"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "liveness", "usage", "changelog",
+	"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "movementPatterns", "liveness", "usage", "changelog",
 }
 
 // AllOperations in a plan's list grants every operation.

@@ -32,6 +32,11 @@ var filterParams = map[string]func(*catalogclient.Filter) *[]string{
 	"exerciseTypes":    func(f *catalogclient.Filter) *[]string { return &f.ExerciseTypes },
 	"targetMuscles":    func(f *catalogclient.Filter) *[]string { return &f.TargetMuscles },
 	"secondaryMuscles": func(f *catalogclient.Filter) *[]string { return &f.SecondaryMuscles },
+	"movementPatterns": func(f *catalogclient.Filter) *[]string { return &f.MovementPatterns },
+	"mechanics":        func(f *catalogclient.Filter) *[]string { return &f.Mechanics },
+	"force":            func(f *catalogclient.Filter) *[]string { return &f.Forces },
+	"laterality":       func(f *catalogclient.Filter) *[]string { return &f.Lateralities },
+	"measure":          func(f *catalogclient.Filter) *[]string { return &f.Measures },
 }
 
 // listParams says which parameters a listing takes, in the order error
@@ -47,7 +52,8 @@ type listParams struct {
 var (
 	bodyPartsParams = listParams{filters: []string{"bodyParts"}, include: true}
 	exercisesParams = listParams{
-		filters: []string{"bodyParts", "equipments", "difficulty", "exerciseTypes", "targetMuscles", "secondaryMuscles"},
+		filters: []string{"bodyParts", "equipments", "difficulty", "exerciseTypes", "targetMuscles", "secondaryMuscles",
+			"movementPatterns", "mechanics", "force", "laterality", "measure"},
 		name:    true,
 		query:   true,
 		include: true,
@@ -71,6 +77,7 @@ var contentFields = []contentField{
 	{"instructions", catalogclient.Instructions},
 	{"tips", catalogclient.Tips},
 	{"aliases", catalogclient.Aliases},
+	{"training", catalogclient.Training},
 }
 
 // includeMedia is the value of include that adds each record's media:
@@ -93,7 +100,7 @@ func parseInclude(values []string) (set catalogclient.Content, media bool, err e
 			}
 			i := slices.IndexFunc(contentFields, func(f contentField) bool { return f.name == item })
 			if i < 0 {
-				return 0, false, badRequest("include: %s is not a content field or media; include takes description, instructions, tips, aliases and media (comma-separated).", queryparam.Show(strings.TrimSpace(sent)))
+				return 0, false, badRequest("include: %s is not a content field or media; include takes description, instructions, tips, aliases, training and media (comma-separated).", queryparam.Show(strings.TrimSpace(sent)))
 			}
 			set |= contentFields[i].bit
 		}
@@ -263,7 +270,8 @@ type listQuery struct {
 func listKey(req *listQuery) string {
 	f := &req.Filter
 	b := make([]byte, 0, 64)
-	for _, values := range [...][]string{f.BodyParts, f.Equipments, f.Difficulties, f.ExerciseTypes, f.TargetMuscles, f.SecondaryMuscles} {
+	for _, values := range [...][]string{f.BodyParts, f.Equipments, f.Difficulties, f.ExerciseTypes, f.TargetMuscles, f.SecondaryMuscles,
+		f.MovementPatterns, f.Mechanics, f.Forces, f.Lateralities, f.Measures} {
 		set := make([]string, 0, len(values))
 		for _, v := range values {
 			// Finer than the catalog's matching (which also folds inner

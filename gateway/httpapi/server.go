@@ -115,6 +115,7 @@ func New(d Deps) (http.Handler, error) {
 	a.route(e, "/api/v1/bodyparts", plan.BodyParts, a.names(d.Catalog.BodyParts))
 	a.route(e, "/api/v1/muscles", plan.Muscles, a.names(d.Catalog.Muscles))
 	a.route(e, "/api/v1/equipments", plan.Equipments, a.names(d.Catalog.Equipments))
+	a.route(e, "/api/v1/movementpatterns", plan.MovementPatterns, a.names(d.Catalog.MovementPatterns))
 	a.route(e, "/api/v1/liveness", plan.Liveness, a.liveness)
 	a.route(e, "/api/v1/usage", plan.Usage, a.usage)
 	a.route(e, "/api/v1/changelog", plan.Changelog, a.changelog)

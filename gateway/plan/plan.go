@@ -28,6 +28,7 @@ const (
 	BodyParts            Operation = "bodyParts"
 	Muscles              Operation = "muscles"
 	Equipments           Operation = "equipments"
+	MovementPatterns     Operation = "movementPatterns"
 	Liveness             Operation = "liveness"
 	// Usage, a caller's own figures, is allowed on every plan and never
 	// counted against its limits (see Free).

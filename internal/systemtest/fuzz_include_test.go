@@ -29,7 +29,7 @@ var includeRoutes = []struct {
 }
 
 // contentNames are the values include takes: the content fields and media.
-var contentNames = []string{"description", "instructions", "tips", "aliases", "media"}
+var contentNames = []string{"description", "instructions", "tips", "aliases", "training", "media"}
 
 // seedFields are the fields of every record; imageUrl only when the
 // exercise has media.
@@ -53,6 +53,7 @@ func FuzzInclude(f *testing.F) {
 			"include=tips",
 			"include=aliases",
 			"include=description,instructions,tips,aliases",
+			"include=training,%20Aliases",
 			"include=tips,tips,TIPS",
 			"include=,,description,,",
 			"include=",

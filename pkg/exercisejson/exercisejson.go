@@ -7,11 +7,14 @@
 //
 //	{"exerciseId":…,"secondaryMuscles":[…]  head
 //	,"imageUrl":"…"                          the product's, when the record has media
-//	,"description":"…",…                     the content fields asked for
+//	,"description":"…",…,"training":{…}      the content fields asked for
 //	}
 package exercisejson
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Record is an exercise as the public API shows it, but for its image URL.
 // Absent lists are written as [].
@@ -22,14 +25,37 @@ type Record struct {
 	TargetMuscles, SecondaryMuscles      []string
 	Description                          string
 	Instructions, Tips, Aliases          []string
+	// Training is written only when present (a catalogue file of an
+	// older format has none).
+	Training *Training
+}
+
+// Training is what an app programs a record with. It is also the
+// catalogue file's shape of it, hence the tags.
+type Training struct {
+	MovementPattern string       `json:"movementPattern"`
+	Mechanics       string       `json:"mechanics"`
+	Force           string       `json:"force"`
+	Laterality      string       `json:"laterality"`
+	Measure         string       `json:"measure"`
+	Prescription    Prescription `json:"prescription"`
+}
+
+// Prescription is a sensible dose: sets, and one of reps, seconds or
+// meters, each a range [low, high].
+type Prescription struct {
+	Sets    []int `json:"sets"`
+	Reps    []int `json:"reps,omitempty"`
+	Seconds []int `json:"seconds,omitempty"`
+	Meters  []int `json:"meters,omitempty"`
 }
 
 // Set is a set of content fields: bit 0 description, then instructions,
-// tips and aliases, the order in which they are written.
+// tips, aliases and training, the order in which they are written.
 type Set uint8
 
 // fields is the number of content fields.
-const fields = 4
+const fields = 5
 
 // Fragments are a record's JSON, head and content fields, in one buffer.
 // They are never modified, so that any number of replies may share them.
@@ -70,6 +96,10 @@ func Encode(r *Record) *Fragments {
 	f.ends[3] = len(b)
 	b = appendList(b, `,"aliases":`, r.Aliases)
 	f.ends[4] = len(b)
+	if r.Training != nil {
+		b = appendTraining(b, r.Training)
+	}
+	f.ends[5] = len(b)
 	f.buf = b
 	return f
 }
@@ -132,6 +162,50 @@ func Append(b, head []byte, img Image, content, extra []byte) []byte {
 // escape only makes the buffer grow once).
 func Size(head []byte, img Image, content, extra []byte) int {
 	return len(head) + len(`,"imageUrl":""`) + len(img.Prefix) + len(img.Key) + len(img.Suffix) + len(content) + len(extra) + 1
+}
+
+// appendTraining writes ,"training":{…}; the prescription's ranges that
+// are absent are left out.
+func appendTraining(b []byte, t *Training) []byte {
+	b = append(b, `,"training":{"movementPattern":`...)
+	b = AppendString(b, t.MovementPattern)
+	b = append(b, `,"mechanics":`...)
+	b = AppendString(b, t.Mechanics)
+	b = append(b, `,"force":`...)
+	b = AppendString(b, t.Force)
+	b = append(b, `,"laterality":`...)
+	b = AppendString(b, t.Laterality)
+	b = append(b, `,"measure":`...)
+	b = AppendString(b, t.Measure)
+	p := &t.Prescription
+	b = append(b, `,"prescription":{"sets":`...)
+	b = appendInts(b, p.Sets)
+	for _, r := range [...]struct {
+		key string
+		v   []int
+	}{{`,"reps":`, p.Reps}, {`,"seconds":`, p.Seconds}, {`,"meters":`, p.Meters}} {
+		if len(r.v) > 0 {
+			b = append(b, r.key...)
+			b = appendInts(b, r.v)
+		}
+	}
+	return append(b, "}}"...)
+}
+
+// appendInts writes ns as a JSON array of numbers; nil as null, as
+// encoding/json does.
+func appendInts(b []byte, ns []int) []byte {
+	if ns == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, n := range ns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return append(b, ']')
 }
 
 func appendList(b []byte, key string, ss []string) []byte {

@@ -21,6 +21,7 @@ type public struct {
 	Instructions     *[]string `json:"instructions,omitempty"`
 	Tips             *[]string `json:"tips,omitempty"`
 	Aliases          *[]string `json:"aliases,omitempty"`
+	Training         *Training `json:"training,omitempty"`
 }
 
 func nonNil(s []string) *[]string {
@@ -51,6 +52,9 @@ func oracle(t *testing.T, r *Record, imageURL string, set Set) []byte {
 	if set&8 != 0 {
 		v.Aliases = nonNil(r.Aliases)
 	}
+	if set&16 != 0 {
+		v.Training = r.Training
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -69,11 +73,14 @@ func FuzzAppend(f *testing.F) {
 	f.Fuzz(func(t *testing.T, id, name, part, image, text string) {
 		for _, r := range []*Record{
 			{ID: id, Name: name, Equipments: []string{part, name}, BodyParts: []string{part}, ExerciseTypes: []string{},
-				Difficulty: text, TargetMuscles: []string{image}, Description: text, Instructions: []string{name, part}, Tips: []string{}, Aliases: []string{image}},
+				Difficulty: text, TargetMuscles: []string{image}, Description: text, Instructions: []string{name, part}, Tips: []string{}, Aliases: []string{image},
+				Training: &Training{MovementPattern: part, Mechanics: name, Force: text, Laterality: image, Measure: id,
+					Prescription: Prescription{Sets: []int{len(id), len(name)}, Seconds: []int{-1, 1 << 40}}}},
+			{ID: id, Name: name, Training: &Training{Prescription: Prescription{Reps: []int{}, Meters: []int{3}}}},
 			{ID: id, Name: name}, // every list absent
 		} {
 			frags := Encode(r)
-			for set := range Set(16) {
+			for set := range Set(32) {
 				content := frags.Content(set)
 				// The image's parts are escaped one by one: a product's
 				// template (ASCII here) around a key of any bytes.
@@ -93,9 +100,10 @@ func FuzzAppend(f *testing.F) {
 // The head and every run of content fields are slices of one buffer;
 // other sets are copies, and never write into it.
 func TestContentShares(t *testing.T) {
-	frags := Encode(&Record{ID: "a", Description: "d", Instructions: []string{"i"}, Tips: []string{"t"}, Aliases: []string{"x"}})
+	frags := Encode(&Record{ID: "a", Description: "d", Instructions: []string{"i"}, Tips: []string{"t"}, Aliases: []string{"x"},
+		Training: &Training{Prescription: Prescription{Sets: []int{1, 2}}}})
 	before := bytes.Clone(frags.buf)
-	for set := range Set(16) {
+	for set := range Set(32) {
 		c := frags.Content(set)
 		_ = append(frags.Head(), "!!"...) // capped: must not write into the fragments
 		_ = append(c, "!!"...)

@@ -100,6 +100,7 @@ func (b *builder) family(f *Family) {
 	b.checkList(where, "exerciseTypes", f.ExerciseTypes, b.vocab.exerciseTypes, true)
 	b.checkValue(where, "difficulty", f.Difficulty, b.vocab.difficulties, true)
 	b.checkValue(where, "pattern", f.Pattern, b.vocab.patterns, !b.partial)
+	b.checkTraining(where, f.Training, !b.partial)
 	if len(f.Variants) == 0 {
 		b.problems.add("%s: variants: none", where)
 	}
@@ -136,6 +137,7 @@ func (b *builder) variant(f *Family, v *Variant, standard bool) {
 	b.checkList(where, "secondaryMuscles", v.SecondaryMuscles, b.vocab.muscles, false)
 	b.checkList(where, "exerciseTypes", v.ExerciseTypes, b.vocab.exerciseTypes, v.ExerciseTypes != nil)
 	b.checkValue(where, "pattern", v.Pattern, b.vocab.patterns, false)
+	b.checkTraining(where, v.Training, false)
 
 	x := exercise.Exercise{
 		ID:               b.id(where, v),
@@ -149,6 +151,7 @@ func (b *builder) variant(f *Family, v *Variant, standard bool) {
 		Pattern:          cmp.Or(v.Pattern, f.Pattern),
 		Standard:         standard,
 	}
+	x.Training = b.training(where, f.Training, v.Training, x.Pattern, x.Difficulty)
 	x.BodyParts = b.vocab.bodyPartsOf(x.TargetMuscles)
 	x.MediaKey = "exercises/" + x.ID
 	for _, m := range x.TargetMuscles {
@@ -158,6 +161,56 @@ func (b *builder) variant(f *Family, v *Variant, standard bool) {
 	}
 	b.content(where, f, v, &x)
 	b.records = append(b.records, x)
+}
+
+// checkTraining checks the training fields that t sets, and that it sets
+// every one if required.
+func (b *builder) checkTraining(where string, t Training, required bool) {
+	b.checkValue(where, "training: mechanics", t.Mechanics, b.vocab.mechanics, required)
+	b.checkValue(where, "training: force", t.Force, b.vocab.forces, required)
+	b.checkValue(where, "training: laterality", t.Laterality, b.vocab.lateralities, required)
+	b.checkValue(where, "training: measure", t.Measure, b.vocab.measures, required)
+	switch {
+	case t.Prescription == "" && required:
+		b.problems.add("%s: training: prescription: missing", where)
+	case t.Prescription != "" && b.vocab.prescriptions[t.Prescription] == nil:
+		b.problems.add("%s: training: prescription: %q is not in the prescriptions of %s", where, t.Prescription, VocabulariesFile)
+	}
+}
+
+// training merges a variant's training overrides into its family's and
+// returns the record's training, with the dose of its difficulty; nil
+// when the family has none (a partial build).
+func (b *builder) training(where string, fam, over Training, pattern, difficulty string) *exercise.Training {
+	t := Training{
+		Mechanics:    cmp.Or(over.Mechanics, fam.Mechanics),
+		Force:        cmp.Or(over.Force, fam.Force),
+		Laterality:   cmp.Or(over.Laterality, fam.Laterality),
+		Measure:      cmp.Or(over.Measure, fam.Measure),
+		Prescription: cmp.Or(over.Prescription, fam.Prescription),
+	}
+	if t == (Training{}) {
+		return nil
+	}
+	scheme := b.vocab.prescriptions[t.Prescription]
+	if scheme == nil {
+		return nil // reported by checkTraining
+	}
+	if scheme.Measure != t.Measure {
+		b.problems.add("%s: training: prescription %q is counted in %s, not in %s", where, t.Prescription, scheme.Measure, t.Measure)
+	}
+	dose := scheme.Doses[difficulty]
+	return &exercise.Training{
+		MovementPattern: pattern,
+		Mechanics:       t.Mechanics,
+		Force:           t.Force,
+		Laterality:      t.Laterality,
+		Measure:         t.Measure,
+		Prescription: exercise.Prescription{
+			Sets: slices.Clone(dose.Sets), Reps: slices.Clone(dose.Reps),
+			Seconds: slices.Clone(dose.Seconds), Meters: slices.Clone(dose.Meters),
+		},
+	}
 }
 
 // checkAliases refuses an alias that is a name or another variant's alias

@@ -10,6 +10,7 @@ import (
 // testRow is a family whose content is all slots, to test rendering.
 const testRow = `- family: row
   pattern: vertical pull
+  training: {mechanics: compound, force: pull, laterality: bilateral, measure: reps, prescription: strength}
   targetMuscles: [latissimus dorsi]
   exerciseTypes: [strength]
   difficulty: beginner

@@ -24,6 +24,14 @@ type Vocabularies struct {
 	// share one. They are not an API vocabulary.
 	Patterns []string `yaml:"patterns"`
 
+	// The closed lists of the training fields, and the prescriptions a
+	// family's training may name.
+	Mechanics     []string             `yaml:"mechanics"`
+	Forces        []string             `yaml:"forces"`
+	Lateralities  []string             `yaml:"lateralities"`
+	Measures      []string             `yaml:"measures"`
+	Prescriptions []PrescriptionScheme `yaml:"prescriptions"`
+
 	// File is the source file, relative to the source directory.
 	File string `yaml:"-"`
 }
@@ -32,6 +40,35 @@ type Vocabularies struct {
 type MuscleGroup struct {
 	BodyPart string   `yaml:"bodyPart"`
 	Names    []string `yaml:"names"`
+}
+
+// PrescriptionScheme is a named set of doses, one per difficulty, for one
+// goal (strength, hypertrophy, a hold, steady cardio).
+type PrescriptionScheme struct {
+	Name string `yaml:"name"`
+	// Measure is the unit of every dose: reps, time or distance.
+	Measure string          `yaml:"measure"`
+	Doses   map[string]Dose `yaml:"doses"`
+}
+
+// Dose is sets and one of reps, seconds or meters, each [low, high].
+type Dose struct {
+	Sets    []int `yaml:"sets"`
+	Reps    []int `yaml:"reps"`
+	Seconds []int `yaml:"seconds"`
+	Meters  []int `yaml:"meters"`
+}
+
+// Training is a family's training fields, or a variant's overrides of
+// some of them. The movement pattern is the family's (or variant's)
+// pattern.
+type Training struct {
+	Mechanics  string `yaml:"mechanics"`
+	Force      string `yaml:"force"`
+	Laterality string `yaml:"laterality"`
+	Measure    string `yaml:"measure"`
+	// Prescription names one of the vocabularies' prescriptions.
+	Prescription string `yaml:"prescription"`
 }
 
 // Family is a movement pattern and its variants. Its fields are the
@@ -46,6 +83,9 @@ type Family struct {
 	Difficulty       string   `yaml:"difficulty"`
 	// Pattern is the movement pattern, declared in vocabularies.yaml.
 	Pattern string `yaml:"pattern"`
+	// Training is the training fields of every variant, unless it
+	// overrides them.
+	Training Training `yaml:"training"`
 
 	// The content templates of the family's records (see content.go):
 	// {name} is the variant's name and any other {slot} the variant's (or
@@ -84,6 +124,8 @@ type Variant struct {
 	SecondaryMuscles []string `yaml:"secondaryMuscles"`
 	ExerciseTypes    []string `yaml:"exerciseTypes"`
 	Pattern          string   `yaml:"pattern"`
+	// Training overrides the fields of the family's training it sets.
+	Training Training `yaml:"training"`
 
 	// Aliases are other names people use for this exercise.
 	Aliases []string `yaml:"aliases"`

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -21,16 +22,32 @@ equipments: [body weight, barbell, bench, pull-up bar]
 exerciseTypes: [strength, power lifting]
 difficulties: [beginner, intermediate]
 patterns: [horizontal push, vertical pull]
+mechanics: [compound, isolation]
+forces: [push, pull, static, other]
+lateralities: [bilateral, unilateral, alternating]
+measures: [reps, time, distance]
+prescriptions:
+  - name: strength
+    measure: reps
+    doses:
+      beginner: {sets: [2, 3], reps: [8, 12]}
+      intermediate: {sets: [3, 4], reps: [6, 10]}
+  - name: hold
+    measure: time
+    doses:
+      beginner: {sets: [2, 3], seconds: [15, 30]}
+      intermediate: {sets: [3, 4], seconds: [20, 45]}
 `
 
 // testPress is families/press.yaml of the test source. Tests refer to its
-// lines: the family starts on line 1, the variants on lines 11 and 12.
+// lines: the family starts on line 1, the variants on lines 12 and 13.
 const testPress = `- family: press
   targetMuscles: [pectoralis major]
   secondaryMuscles: [triceps brachii]
   exerciseTypes: [strength]
   difficulty: beginner
   pattern: horizontal push
+  training: {mechanics: compound, force: push, laterality: bilateral, measure: reps, prescription: strength}
   description: The {name} is a test exercise that trains the chest.
   instructions: [Get into position., Move the weight through the full range., Return to the start.]
   tips: [Keep your shoulder blades pulled back.]
@@ -144,6 +161,7 @@ func TestVariantOverrides(t *testing.T) {
   exerciseTypes: [strength]
   difficulty: intermediate
   pattern: vertical pull
+  training: {mechanics: compound, force: pull, laterality: bilateral, measure: reps, prescription: strength}
   description: The {name} is a test exercise that trains the back.
   instructions: [Get into position., Move the weight through the full range., Return to the start.]
   tips: [Keep your shoulder blades pulled back.]
@@ -151,6 +169,7 @@ func TestVariantOverrides(t *testing.T) {
     - {name: pull-up, equipments: [body weight, pull-up bar], id: keptid}
     - {name: chin-up, equipments: [body weight, pull-up bar], targetMuscles: [biceps brachii, latissimus dorsi], secondaryMuscles: []}
     - {name: power pull-up, equipments: [body weight, pull-up bar], exerciseTypes: [power lifting, strength]}
+    - {name: one-arm hang, equipments: [pull-up bar], difficulty: beginner, training: {laterality: unilateral, force: static, measure: time, prescription: hold}}
 `
 	f := generate(t, testSource(t, map[string]string{"families/pull.yaml": pull}))
 	tests := []struct {
@@ -163,6 +182,8 @@ func TestVariantOverrides(t *testing.T) {
 		{"secondary inherited", "pull-up", func(x exercise.Exercise) []string { return x.SecondaryMuscles }, []string{"biceps brachii"}},
 		{"body parts follow target, in vocabulary order", "chin-up", func(x exercise.Exercise) []string { return x.BodyParts }, []string{"back", "upper arms"}},
 		{"types replaced", "power pull-up", func(x exercise.Exercise) []string { return x.ExerciseTypes }, []string{"power lifting", "strength"}},
+		{"training inherited, dose of the difficulty", "pull-up", trainingOf, []string{"vertical pull", "compound", "pull", "bilateral", "reps", "[3 4]", "[6 10]", "[]", "[]"}},
+		{"training fields overridden one by one", "one-arm hang", trainingOf, []string{"vertical pull", "compound", "static", "unilateral", "time", "[2 3]", "[]", "[15 30]", "[]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,6 +195,21 @@ func TestVariantOverrides(t *testing.T) {
 	}
 }
 
+// trainingOf lists a record's training: pattern, mechanics, force,
+// laterality, measure, then sets, reps, seconds and meters.
+func trainingOf(x exercise.Exercise) []string {
+	t := x.Training
+	if t == nil {
+		return nil
+	}
+	p := t.Prescription
+	out := []string{t.MovementPattern, t.Mechanics, t.Force, t.Laterality, t.Measure}
+	for _, r := range [][]int{p.Sets, p.Reps, p.Seconds, p.Meters} {
+		out = append(out, fmt.Sprint(r))
+	}
+	return out
+}
+
 func TestReadRejects(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -182,7 +218,7 @@ func TestReadRejects(t *testing.T) {
 	}{{
 		name:  "unknown variant key",
 		edits: map[string]string{"families/press.yaml": strings.Replace(testPress, "{name: push-up, equipments:", "{name: push-up, equipment:", 1)},
-		want:  []string{`families/press.yaml:12: unknown key "equipment"`},
+		want:  []string{`families/press.yaml:13: unknown key "equipment"`},
 	}, {
 		name:  "unknown family key",
 		edits: map[string]string{"families/press.yaml": strings.Replace(testPress, "  difficulty: beginner", "  level: beginner", 1)},
@@ -190,7 +226,7 @@ func TestReadRejects(t *testing.T) {
 	}, {
 		name:  "unknown vocabulary key",
 		edits: map[string]string{VocabulariesFile: testVocabularies + "equipment: [sled]\n"},
-		want:  []string{`vocabularies.yaml:13: unknown key "equipment"`},
+		want:  []string{`vocabularies.yaml:28: unknown key "equipment"`},
 	}, {
 		name:  "unknown key in a muscle group",
 		edits: map[string]string{VocabulariesFile: strings.Replace(testVocabularies, "    names: [latissimus dorsi]", "    name: [latissimus dorsi]", 1)},
@@ -198,7 +234,7 @@ func TestReadRejects(t *testing.T) {
 	}, {
 		name:  "duplicate key",
 		edits: map[string]string{"families/press.yaml": testPress + "  difficulty: beginner\n"},
-		want:  []string{`families/press.yaml:13: mapping key "difficulty" already defined at line 5`},
+		want:  []string{`families/press.yaml:14: mapping key "difficulty" already defined at line 5`},
 	}, {
 		name:  "syntax error",
 		edits: map[string]string{"families/press.yaml": testPress + "  - {name: [\n"},
@@ -206,7 +242,7 @@ func TestReadRejects(t *testing.T) {
 	}, {
 		name:  "second document",
 		edits: map[string]string{"families/press.yaml": testPress + "---\n" + testPress},
-		want:  []string{"families/press.yaml:13: a second YAML document"},
+		want:  []string{"families/press.yaml:14: a second YAML document"},
 	}, {
 		name:  "empty family file",
 		edits: map[string]string{"families/empty.yaml": "# nothing yet\n"},
@@ -244,19 +280,43 @@ func TestBuildRejects(t *testing.T) {
 	}{{
 		name:  "duplicate name in another file",
 		edits: map[string]string{"families/more.yaml": strings.Replace(testPress, "push-up", "Push Up", 1)},
-		want:  []string{`families/press.yaml:12: "push-up": name: duplicate of "Push Up" at families/more.yaml:12`},
+		want:  []string{`families/press.yaml:13: "push-up": name: duplicate of "Push Up" at families/more.yaml:13`},
 	}, {
 		name:  "duplicate name under search key",
 		edits: press(variant, variant+"\n    - {name: pushup, equipments: [body weight]}"),
-		want:  []string{`families/press.yaml:13: "pushup": name: duplicate of "push-up" at families/press.yaml:12`},
+		want:  []string{`families/press.yaml:14: "pushup": name: duplicate of "push-up" at families/press.yaml:13`},
 	}, {
 		name:  "name not canonical",
 		edits: press("name: push-up", "name: Push-Up"),
-		want:  []string{`families/press.yaml:12: "Push-Up": name: not canonical, write "push-up"`},
+		want:  []string{`families/press.yaml:13: "Push-Up": name: not canonical, write "push-up"`},
 	}, {
 		name:  "undeclared equipment",
 		edits: press("equipments: [body weight]", "equipments: [bodyweight]"),
-		want:  []string{`families/press.yaml:12: "push-up": equipments: "bodyweight" is not declared in vocabularies.yaml`},
+		want:  []string{`families/press.yaml:13: "push-up": equipments: "bodyweight" is not declared in vocabularies.yaml`},
+	}, {
+		name:  "family without training",
+		edits: press("  training: {mechanics: compound, force: push, laterality: bilateral, measure: reps, prescription: strength}\n", ""),
+		want:  []string{`families/press.yaml:1: family "press": training: mechanics: missing`, `training: prescription: missing`},
+	}, {
+		name:  "undeclared training value",
+		edits: press("force: push,", "force: press,"),
+		want:  []string{`families/press.yaml:1: family "press": training: force: "press" is not declared in vocabularies.yaml`},
+	}, {
+		name:  "variant training value undeclared",
+		edits: press(variant, "{name: push-up, equipments: [body weight], training: {laterality: one side}}"),
+		want:  []string{`families/press.yaml:13: "push-up": training: laterality: "one side" is not declared in vocabularies.yaml`},
+	}, {
+		name:  "unknown prescription",
+		edits: press("prescription: strength", "prescription: volume"),
+		want:  []string{`training: prescription: "volume" is not in the prescriptions of vocabularies.yaml`},
+	}, {
+		name:  "prescription in another unit than the measure",
+		edits: press(variant, "{name: push-up, equipments: [body weight], training: {measure: time}}"),
+		want:  []string{`families/press.yaml:13: "push-up": training: prescription "strength" is counted in reps, not in time`},
+	}, {
+		name:  "prescription without a dose for a difficulty",
+		edits: map[string]string{VocabulariesFile: strings.Replace(testVocabularies, "      intermediate: {sets: [3, 4], reps: [6, 10]}\n", "", 1)},
+		want:  []string{`vocabularies.yaml: prescriptions: "strength": doses: intermediate: missing`},
 	}, {
 		name:  "undeclared family muscle",
 		edits: press("targetMuscles: [pectoralis major]", "targetMuscles: [pecs]"),
@@ -264,7 +324,7 @@ func TestBuildRejects(t *testing.T) {
 	}, {
 		name:  "undeclared variant muscle",
 		edits: press(variant, "{name: push-up, equipments: [body weight], secondaryMuscles: [triceps]}"),
-		want:  []string{`families/press.yaml:12: "push-up": secondaryMuscles: "triceps" is not declared`},
+		want:  []string{`families/press.yaml:13: "push-up": secondaryMuscles: "triceps" is not declared`},
 	}, {
 		name:  "undeclared exercise type",
 		edits: press("exerciseTypes: [strength]", "exerciseTypes: [calisthenics]"),
@@ -272,7 +332,7 @@ func TestBuildRejects(t *testing.T) {
 	}, {
 		name:  "undeclared difficulty",
 		edits: press(variant, "{name: push-up, equipments: [body weight], difficulty: easy}"),
-		want:  []string{`families/press.yaml:12: "push-up": difficulty: "easy" is not declared`},
+		want:  []string{`families/press.yaml:13: "push-up": difficulty: "easy" is not declared`},
 	}, {
 		name:  "missing equipments",
 		edits: press(variant, "{name: push-up}"),
@@ -292,7 +352,7 @@ func TestBuildRejects(t *testing.T) {
 	}, {
 		name:  "pinned id collides",
 		edits: press(variant, "{name: push-up, equipments: [body weight], id: "+exercise.IDFor("barbell bench press")+"}"),
-		want:  []string{`families/press.yaml:12: "push-up": id "` + exercise.IDFor("barbell bench press") + `": also the id of "barbell bench press" at families/press.yaml:11`},
+		want:  []string{`families/press.yaml:13: "push-up": id "` + exercise.IDFor("barbell bench press") + `": also the id of "barbell bench press" at families/press.yaml:12`},
 	}, {
 		name:  "pinned id malformed",
 		edits: press(variant, "{name: push-up, equipments: [body weight], id: push up}"),
@@ -378,7 +438,7 @@ func TestStandardForm(t *testing.T) {
 	}
 	_, _, err := Generate(press("difficulty: intermediate}\n    - {name: push-up, equipments: [body weight]}",
 		"difficulty: intermediate}\n    - {name: push-up, equipments: [body weight], standard: true}\n    - {name: dip, equipments: [body weight], standard: true}"))
-	wantError(t, err, `"dip": standard: the family's standard form is already "push-up" at families/press.yaml:12`)
+	wantError(t, err, `"dip": standard: the family's standard form is already "push-up" at families/press.yaml:13`)
 	_, _, err = Generate(press("difficulty: intermediate}", "difficulty: intermediate, standard: true}"))
 	wantError(t, err, `"barbell bench press": standard: the first variant is the standard form without it`)
 }

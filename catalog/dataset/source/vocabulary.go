@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -12,6 +13,8 @@ type vocabulary struct {
 	src                                           *Vocabularies
 	bodyParts, muscles, equipments, exerciseTypes map[string]bool
 	difficulties, patterns                        map[string]bool
+	mechanics, forces, lateralities, measures     map[string]bool
+	prescriptions                                 map[string]*PrescriptionScheme
 	muscleBodyPart                                map[string]string
 	bodyPartRank                                  map[string]int
 }
@@ -27,6 +30,11 @@ func newVocabulary(v *Vocabularies, p *problems) *vocabulary {
 		exerciseTypes:  declare(p, v.File, "exerciseTypes", v.ExerciseTypes),
 		difficulties:   declare(p, v.File, "difficulties", v.Difficulties),
 		patterns:       declare(p, v.File, "patterns", v.Patterns),
+		mechanics:      declare(p, v.File, "mechanics", v.Mechanics),
+		forces:         declare(p, v.File, "forces", v.Forces),
+		lateralities:   declare(p, v.File, "lateralities", v.Lateralities),
+		measures:       declare(p, v.File, "measures", v.Measures),
+		prescriptions:  make(map[string]*PrescriptionScheme),
 		muscleBodyPart: make(map[string]string),
 		bodyPartRank:   make(map[string]int),
 	}
@@ -47,7 +55,62 @@ func newVocabulary(v *Vocabularies, p *problems) *vocabulary {
 		muscles = append(muscles, g.Names...)
 	}
 	voc.muscles = declare(p, v.File, "muscles", muscles)
+	voc.checkPrescriptions(p)
 	return voc
+}
+
+// checkPrescriptions indexes the prescriptions and reports a scheme
+// without a name, with a measure not declared, or without a dose for
+// every difficulty in the measure's unit.
+func (v *vocabulary) checkPrescriptions(p *problems) {
+	if len(v.src.Prescriptions) == 0 {
+		p.add("%s: prescriptions: none", v.src.File)
+	}
+	for i := range v.src.Prescriptions {
+		s := &v.src.Prescriptions[i]
+		where := fmt.Sprintf("%s: prescriptions: %q", v.src.File, s.Name)
+		switch {
+		case s.Name == "":
+			p.add("%s: prescriptions[%d]: name: missing", v.src.File, i)
+		case v.prescriptions[s.Name] != nil:
+			p.add("%s: listed twice", where)
+		}
+		v.prescriptions[s.Name] = s
+		if !v.measures[s.Measure] {
+			p.add("%s: measure %q is not in measures", where, s.Measure)
+		}
+		for d := range s.Doses {
+			if !v.difficulties[d] {
+				p.add("%s: doses: %q is not a difficulty", where, d)
+			}
+		}
+		for _, d := range v.src.Difficulties {
+			dose, ok := s.Doses[d]
+			if !ok {
+				p.add("%s: doses: %s: missing", where, d)
+				continue
+			}
+			checkRange(p, where+": doses: "+d+": sets", dose.Sets)
+			for _, u := range []struct {
+				measure, unit string
+				r             []int
+			}{{"reps", "reps", dose.Reps}, {"time", "seconds", dose.Seconds}, {"distance", "meters", dose.Meters}} {
+				switch {
+				case u.measure == s.Measure:
+					checkRange(p, where+": doses: "+d+": "+u.unit, u.r)
+				case u.r != nil:
+					p.add("%s: doses: %s: %s: not the unit of measure %q", where, d, u.unit, s.Measure)
+				}
+			}
+		}
+	}
+}
+
+// checkRange requires [low, high] with 1 <= low <= high.
+func checkRange(p *problems, where string, r []int) {
+	if len(r) != 2 || r[0] < 1 || r[0] > r[1] {
+		p.add("%s: %v is not a range [low, high] with 1 <= low <= high", where, r)
+	}
 }
 
 func declare(p *problems, file, field string, names []string) map[string]bool {
@@ -96,6 +159,12 @@ func (v *vocabulary) file() exercise.Vocabularies {
 		BodyParts:    terms(v.src.BodyParts),
 		Equipments:   terms(v.src.Equipments),
 		Difficulties: terms(v.src.Difficulties),
+
+		MovementPatterns: terms(v.src.Patterns),
+		Mechanics:        terms(v.src.Mechanics),
+		Forces:           terms(v.src.Forces),
+		Lateralities:     terms(v.src.Lateralities),
+		Measures:         terms(v.src.Measures),
 	}
 	for _, g := range v.src.Muscles {
 		for _, m := range g.Names {

@@ -40,6 +40,8 @@ const (
 	ContentField_CONTENT_FIELD_TIPS ContentField = 3
 	// Exercise.aliases.
 	ContentField_CONTENT_FIELD_ALIASES ContentField = 4
+	// Exercise.training.
+	ContentField_CONTENT_FIELD_TRAINING ContentField = 5
 )
 
 // Enum value maps for ContentField.
@@ -50,6 +52,7 @@ var (
 		2: "CONTENT_FIELD_INSTRUCTIONS",
 		3: "CONTENT_FIELD_TIPS",
 		4: "CONTENT_FIELD_ALIASES",
+		5: "CONTENT_FIELD_TRAINING",
 	}
 	ContentField_value = map[string]int32{
 		"CONTENT_FIELD_UNSPECIFIED":  0,
@@ -57,6 +60,7 @@ var (
 		"CONTENT_FIELD_INSTRUCTIONS": 2,
 		"CONTENT_FIELD_TIPS":         3,
 		"CONTENT_FIELD_ALIASES":      4,
+		"CONTENT_FIELD_TRAINING":     5,
 	}
 )
 
@@ -251,7 +255,11 @@ type Exercise struct {
 	// Digest of the exercise's media: it changes whenever any of its media
 	// files would, so a URL holding it names the file's content (see
 	// GetMedia). Empty when media_key is.
-	MediaDigest   string `protobuf:"bytes,14,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
+	MediaDigest string `protobuf:"bytes,14,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
+	// What an app programs the exercise with. Listings fill it only when the
+	// request includes CONTENT_FIELD_TRAINING; GetExercise always does.
+	// Absent from a catalogue without training fields.
+	Training      *Training `protobuf:"bytes,15,opt,name=training,proto3" json:"training,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -384,6 +392,236 @@ func (x *Exercise) GetMediaDigest() string {
 	return ""
 }
 
+func (x *Exercise) GetTraining() *Training {
+	if x != nil {
+		return x.Training
+	}
+	return nil
+}
+
+// Training is what an app programs an exercise with.
+type Training struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The movement pattern, for example "vertical pull" (see
+	// ListMovementPatterns); alternatives share it.
+	MovementPattern string `protobuf:"bytes,1,opt,name=movement_pattern,json=movementPattern,proto3" json:"movement_pattern,omitempty"`
+	// "compound" (several joints move) or "isolation" (one).
+	Mechanics string `protobuf:"bytes,2,opt,name=mechanics,proto3" json:"mechanics,omitempty"`
+	// The working muscles' action: "push", "pull", "static" (held still) or
+	// "other" (locomotion, swings, drills).
+	Force string `protobuf:"bytes,3,opt,name=force,proto3" json:"force,omitempty"`
+	// "bilateral" (both sides at once), "unilateral" (one side per set) or
+	// "alternating" (the sides take turns).
+	Laterality string `protobuf:"bytes,4,opt,name=laterality,proto3" json:"laterality,omitempty"`
+	// What a set is counted in: "reps", "time" or "distance".
+	Measure string `protobuf:"bytes,5,opt,name=measure,proto3" json:"measure,omitempty"`
+	// A sensible dose for the exercise's difficulty.
+	Prescription  *Prescription `protobuf:"bytes,6,opt,name=prescription,proto3" json:"prescription,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Training) Reset() {
+	*x = Training{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Training) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Training) ProtoMessage() {}
+
+func (x *Training) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Training.ProtoReflect.Descriptor instead.
+func (*Training) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Training) GetMovementPattern() string {
+	if x != nil {
+		return x.MovementPattern
+	}
+	return ""
+}
+
+func (x *Training) GetMechanics() string {
+	if x != nil {
+		return x.Mechanics
+	}
+	return ""
+}
+
+func (x *Training) GetForce() string {
+	if x != nil {
+		return x.Force
+	}
+	return ""
+}
+
+func (x *Training) GetLaterality() string {
+	if x != nil {
+		return x.Laterality
+	}
+	return ""
+}
+
+func (x *Training) GetMeasure() string {
+	if x != nil {
+		return x.Measure
+	}
+	return ""
+}
+
+func (x *Training) GetPrescription() *Prescription {
+	if x != nil {
+		return x.Prescription
+	}
+	return nil
+}
+
+// Prescription is a dose: sets, and the one of reps, seconds or meters
+// that the measure names.
+type Prescription struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Number of sets.
+	Sets *Range `protobuf:"bytes,1,opt,name=sets,proto3" json:"sets,omitempty"`
+	// Repetitions a set, when the measure is "reps".
+	Reps *Range `protobuf:"bytes,2,opt,name=reps,proto3" json:"reps,omitempty"`
+	// Seconds a set, when the measure is "time".
+	Seconds *Range `protobuf:"bytes,3,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	// Metres a set, when the measure is "distance".
+	Meters        *Range `protobuf:"bytes,4,opt,name=meters,proto3" json:"meters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Prescription) Reset() {
+	*x = Prescription{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Prescription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Prescription) ProtoMessage() {}
+
+func (x *Prescription) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Prescription.ProtoReflect.Descriptor instead.
+func (*Prescription) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Prescription) GetSets() *Range {
+	if x != nil {
+		return x.Sets
+	}
+	return nil
+}
+
+func (x *Prescription) GetReps() *Range {
+	if x != nil {
+		return x.Reps
+	}
+	return nil
+}
+
+func (x *Prescription) GetSeconds() *Range {
+	if x != nil {
+		return x.Seconds
+	}
+	return nil
+}
+
+func (x *Prescription) GetMeters() *Range {
+	if x != nil {
+		return x.Meters
+	}
+	return nil
+}
+
+// Range is a closed range of whole numbers, low <= high.
+type Range struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The lower bound.
+	Low int32 `protobuf:"varint,1,opt,name=low,proto3" json:"low,omitempty"`
+	// The upper bound.
+	High          int32 `protobuf:"varint,2,opt,name=high,proto3" json:"high,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Range) Reset() {
+	*x = Range{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Range) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Range) ProtoMessage() {}
+
+func (x *Range) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Range.ProtoReflect.Descriptor instead.
+func (*Range) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Range) GetLow() int32 {
+	if x != nil {
+		return x.Low
+	}
+	return 0
+}
+
+func (x *Range) GetHigh() int32 {
+	if x != nil {
+		return x.High
+	}
+	return 0
+}
+
 // Related selects the exercises related to one exercise.
 type Related struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -397,7 +635,7 @@ type Related struct {
 
 func (x *Related) Reset() {
 	*x = Related{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -409,7 +647,7 @@ func (x *Related) String() string {
 func (*Related) ProtoMessage() {}
 
 func (x *Related) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[1]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -422,7 +660,7 @@ func (x *Related) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Related.ProtoReflect.Descriptor instead.
 func (*Related) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{1}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Related) GetId() string {
@@ -475,14 +713,24 @@ type ExerciseFilter struct {
 	// before take the id of a record of the results. 1 to 200 characters, at
 	// least one letter or digit, no control characters. Cannot be combined
 	// with related.
-	Query         string `protobuf:"bytes,8,opt,name=query,proto3" json:"query,omitempty"`
+	Query string `protobuf:"bytes,8,opt,name=query,proto3" json:"query,omitempty"`
+	// Keep exercises whose training has any of these movement patterns.
+	MovementPatterns []string `protobuf:"bytes,9,rep,name=movement_patterns,json=movementPatterns,proto3" json:"movement_patterns,omitempty"`
+	// Keep exercises whose training has any of these mechanics.
+	Mechanics []string `protobuf:"bytes,10,rep,name=mechanics,proto3" json:"mechanics,omitempty"`
+	// Keep exercises whose training has any of these forces.
+	Force []string `protobuf:"bytes,11,rep,name=force,proto3" json:"force,omitempty"`
+	// Keep exercises whose training has any of these lateralities.
+	Laterality []string `protobuf:"bytes,12,rep,name=laterality,proto3" json:"laterality,omitempty"`
+	// Keep exercises whose training has any of these measures.
+	Measure       []string `protobuf:"bytes,13,rep,name=measure,proto3" json:"measure,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExerciseFilter) Reset() {
 	*x = ExerciseFilter{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -494,7 +742,7 @@ func (x *ExerciseFilter) String() string {
 func (*ExerciseFilter) ProtoMessage() {}
 
 func (x *ExerciseFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[2]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -507,7 +755,7 @@ func (x *ExerciseFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseFilter.ProtoReflect.Descriptor instead.
 func (*ExerciseFilter) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{2}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ExerciseFilter) GetBodyParts() []string {
@@ -566,6 +814,41 @@ func (x *ExerciseFilter) GetQuery() string {
 	return ""
 }
 
+func (x *ExerciseFilter) GetMovementPatterns() []string {
+	if x != nil {
+		return x.MovementPatterns
+	}
+	return nil
+}
+
+func (x *ExerciseFilter) GetMechanics() []string {
+	if x != nil {
+		return x.Mechanics
+	}
+	return nil
+}
+
+func (x *ExerciseFilter) GetForce() []string {
+	if x != nil {
+		return x.Force
+	}
+	return nil
+}
+
+func (x *ExerciseFilter) GetLaterality() []string {
+	if x != nil {
+		return x.Laterality
+	}
+	return nil
+}
+
+func (x *ExerciseFilter) GetMeasure() []string {
+	if x != nil {
+		return x.Measure
+	}
+	return nil
+}
+
 // ListExercisesRequest asks for one page of a filtered listing.
 type ListExercisesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -607,7 +890,7 @@ type ListExercisesRequest struct {
 
 func (x *ListExercisesRequest) Reset() {
 	*x = ListExercisesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -619,7 +902,7 @@ func (x *ListExercisesRequest) String() string {
 func (*ListExercisesRequest) ProtoMessage() {}
 
 func (x *ListExercisesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[3]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -632,7 +915,7 @@ func (x *ListExercisesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExercisesRequest.ProtoReflect.Descriptor instead.
 func (*ListExercisesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{3}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListExercisesRequest) GetFilter() *ExerciseFilter {
@@ -715,7 +998,7 @@ type FacetCounts struct {
 
 func (x *FacetCounts) Reset() {
 	*x = FacetCounts{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +1010,7 @@ func (x *FacetCounts) String() string {
 func (*FacetCounts) ProtoMessage() {}
 
 func (x *FacetCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[4]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +1023,7 @@ func (x *FacetCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FacetCounts.ProtoReflect.Descriptor instead.
 func (*FacetCounts) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{4}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *FacetCounts) GetFacet() Facet {
@@ -770,7 +1053,7 @@ type ValueCount struct {
 
 func (x *ValueCount) Reset() {
 	*x = ValueCount{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -782,7 +1065,7 @@ func (x *ValueCount) String() string {
 func (*ValueCount) ProtoMessage() {}
 
 func (x *ValueCount) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[5]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -795,7 +1078,7 @@ func (x *ValueCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueCount.ProtoReflect.Descriptor instead.
 func (*ValueCount) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ValueCount) GetValue() string {
@@ -850,7 +1133,7 @@ type ListExercisesResponse struct {
 
 func (x *ListExercisesResponse) Reset() {
 	*x = ListExercisesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -862,7 +1145,7 @@ func (x *ListExercisesResponse) String() string {
 func (*ListExercisesResponse) ProtoMessage() {}
 
 func (x *ListExercisesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[6]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -875,7 +1158,7 @@ func (x *ListExercisesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExercisesResponse.ProtoReflect.Descriptor instead.
 func (*ListExercisesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListExercisesResponse) GetExercises() []*Exercise {
@@ -961,7 +1244,7 @@ type ExerciseJSON struct {
 	// Key of the exercise's image, empty when it has none.
 	MediaKey string `protobuf:"bytes,2,opt,name=media_key,json=mediaKey,proto3" json:"media_key,omitempty"`
 	// The content fields asked for, each as `,"name":value`, in the order
-	// description, instructions, tips, aliases; empty when none.
+	// description, instructions, tips, aliases, training; empty when none.
 	Content []byte `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
 	// Digest of the exercise's media (see Exercise.media_digest).
 	MediaDigest   string `protobuf:"bytes,4,opt,name=media_digest,json=mediaDigest,proto3" json:"media_digest,omitempty"`
@@ -971,7 +1254,7 @@ type ExerciseJSON struct {
 
 func (x *ExerciseJSON) Reset() {
 	*x = ExerciseJSON{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -983,7 +1266,7 @@ func (x *ExerciseJSON) String() string {
 func (*ExerciseJSON) ProtoMessage() {}
 
 func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -996,7 +1279,7 @@ func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseJSON.ProtoReflect.Descriptor instead.
 func (*ExerciseJSON) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ExerciseJSON) GetHead() []byte {
@@ -1041,7 +1324,7 @@ type GetExerciseRequest struct {
 
 func (x *GetExerciseRequest) Reset() {
 	*x = GetExerciseRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1053,7 +1336,7 @@ func (x *GetExerciseRequest) String() string {
 func (*GetExerciseRequest) ProtoMessage() {}
 
 func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1066,7 +1349,7 @@ func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseRequest.ProtoReflect.Descriptor instead.
 func (*GetExerciseRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetExerciseRequest) GetId() string {
@@ -1099,7 +1382,7 @@ type GetExerciseResponse struct {
 
 func (x *GetExerciseResponse) Reset() {
 	*x = GetExerciseResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1111,7 +1394,7 @@ func (x *GetExerciseResponse) String() string {
 func (*GetExerciseResponse) ProtoMessage() {}
 
 func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1124,7 +1407,7 @@ func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseResponse.ProtoReflect.Descriptor instead.
 func (*GetExerciseResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetExerciseResponse) GetExercise() *Exercise {
@@ -1157,7 +1440,7 @@ type ListBodyPartsRequest struct {
 
 func (x *ListBodyPartsRequest) Reset() {
 	*x = ListBodyPartsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1169,7 +1452,7 @@ func (x *ListBodyPartsRequest) String() string {
 func (*ListBodyPartsRequest) ProtoMessage() {}
 
 func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1182,7 +1465,7 @@ func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsRequest.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
 }
 
 // ListBodyPartsResponse lists the body parts.
@@ -1198,7 +1481,7 @@ type ListBodyPartsResponse struct {
 
 func (x *ListBodyPartsResponse) Reset() {
 	*x = ListBodyPartsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1210,7 +1493,7 @@ func (x *ListBodyPartsResponse) String() string {
 func (*ListBodyPartsResponse) ProtoMessage() {}
 
 func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1223,7 +1506,7 @@ func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsResponse.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListBodyPartsResponse) GetBodyParts() []string {
@@ -1253,7 +1536,7 @@ type Muscle struct {
 
 func (x *Muscle) Reset() {
 	*x = Muscle{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1548,7 @@ func (x *Muscle) String() string {
 func (*Muscle) ProtoMessage() {}
 
 func (x *Muscle) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1561,7 @@ func (x *Muscle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Muscle.ProtoReflect.Descriptor instead.
 func (*Muscle) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Muscle) GetName() string {
@@ -1304,7 +1587,7 @@ type ListMusclesRequest struct {
 
 func (x *ListMusclesRequest) Reset() {
 	*x = ListMusclesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1599,7 @@ func (x *ListMusclesRequest) String() string {
 func (*ListMusclesRequest) ProtoMessage() {}
 
 func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1612,7 @@ func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesRequest.ProtoReflect.Descriptor instead.
 func (*ListMusclesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
 }
 
 // ListMusclesResponse lists the muscles.
@@ -1345,7 +1628,7 @@ type ListMusclesResponse struct {
 
 func (x *ListMusclesResponse) Reset() {
 	*x = ListMusclesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1357,7 +1640,7 @@ func (x *ListMusclesResponse) String() string {
 func (*ListMusclesResponse) ProtoMessage() {}
 
 func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1370,7 +1653,7 @@ func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesResponse.ProtoReflect.Descriptor instead.
 func (*ListMusclesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListMusclesResponse) GetMuscles() []*Muscle {
@@ -1402,7 +1685,7 @@ type ExerciseType struct {
 
 func (x *ExerciseType) Reset() {
 	*x = ExerciseType{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1414,7 +1697,7 @@ func (x *ExerciseType) String() string {
 func (*ExerciseType) ProtoMessage() {}
 
 func (x *ExerciseType) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1427,7 +1710,7 @@ func (x *ExerciseType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseType.ProtoReflect.Descriptor instead.
 func (*ExerciseType) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ExerciseType) GetName() string {
@@ -1460,7 +1743,7 @@ type ListExerciseTypesRequest struct {
 
 func (x *ListExerciseTypesRequest) Reset() {
 	*x = ListExerciseTypesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1472,7 +1755,7 @@ func (x *ListExerciseTypesRequest) String() string {
 func (*ListExerciseTypesRequest) ProtoMessage() {}
 
 func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1485,7 +1768,7 @@ func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesRequest.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
 }
 
 // ListExerciseTypesResponse lists the exercise types.
@@ -1501,7 +1784,7 @@ type ListExerciseTypesResponse struct {
 
 func (x *ListExerciseTypesResponse) Reset() {
 	*x = ListExerciseTypesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1796,7 @@ func (x *ListExerciseTypesResponse) String() string {
 func (*ListExerciseTypesResponse) ProtoMessage() {}
 
 func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1809,7 @@ func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesResponse.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListExerciseTypesResponse) GetExerciseTypes() []*ExerciseType {
@@ -1552,7 +1835,7 @@ type ListEquipmentsRequest struct {
 
 func (x *ListEquipmentsRequest) Reset() {
 	*x = ListEquipmentsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1564,7 +1847,7 @@ func (x *ListEquipmentsRequest) String() string {
 func (*ListEquipmentsRequest) ProtoMessage() {}
 
 func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1577,7 +1860,7 @@ func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
 }
 
 // ListEquipmentsResponse lists the equipments.
@@ -1593,7 +1876,7 @@ type ListEquipmentsResponse struct {
 
 func (x *ListEquipmentsResponse) Reset() {
 	*x = ListEquipmentsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1605,7 +1888,7 @@ func (x *ListEquipmentsResponse) String() string {
 func (*ListEquipmentsResponse) ProtoMessage() {}
 
 func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1618,7 +1901,7 @@ func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListEquipmentsResponse) GetEquipments() []string {
@@ -1644,7 +1927,7 @@ type ListDifficultiesRequest struct {
 
 func (x *ListDifficultiesRequest) Reset() {
 	*x = ListDifficultiesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +1939,7 @@ func (x *ListDifficultiesRequest) String() string {
 func (*ListDifficultiesRequest) ProtoMessage() {}
 
 func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +1952,7 @@ func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesRequest.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
 }
 
 // ListDifficultiesResponse lists the difficulty levels.
@@ -1685,7 +1968,7 @@ type ListDifficultiesResponse struct {
 
 func (x *ListDifficultiesResponse) Reset() {
 	*x = ListDifficultiesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1697,7 +1980,7 @@ func (x *ListDifficultiesResponse) String() string {
 func (*ListDifficultiesResponse) ProtoMessage() {}
 
 func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1710,7 +1993,7 @@ func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesResponse.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListDifficultiesResponse) GetDifficulties() []string {
@@ -1727,6 +2010,98 @@ func (x *ListDifficultiesResponse) GetCatalogueVersion() string {
 	return ""
 }
 
+// ListMovementPatternsRequest has no parameters.
+type ListMovementPatternsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMovementPatternsRequest) Reset() {
+	*x = ListMovementPatternsRequest{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMovementPatternsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMovementPatternsRequest) ProtoMessage() {}
+
+func (x *ListMovementPatternsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMovementPatternsRequest.ProtoReflect.Descriptor instead.
+func (*ListMovementPatternsRequest) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
+}
+
+// ListMovementPatternsResponse lists the movement patterns.
+type ListMovementPatternsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Movement pattern names, sorted.
+	MovementPatterns []string `protobuf:"bytes,1,rep,name=movement_patterns,json=movementPatterns,proto3" json:"movement_patterns,omitempty"`
+	// Version of the catalogue that answered.
+	CatalogueVersion string `protobuf:"bytes,2,opt,name=catalogue_version,json=catalogueVersion,proto3" json:"catalogue_version,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ListMovementPatternsResponse) Reset() {
+	*x = ListMovementPatternsResponse{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMovementPatternsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMovementPatternsResponse) ProtoMessage() {}
+
+func (x *ListMovementPatternsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMovementPatternsResponse.ProtoReflect.Descriptor instead.
+func (*ListMovementPatternsResponse) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListMovementPatternsResponse) GetMovementPatterns() []string {
+	if x != nil {
+		return x.MovementPatterns
+	}
+	return nil
+}
+
+func (x *ListMovementPatternsResponse) GetCatalogueVersion() string {
+	if x != nil {
+		return x.CatalogueVersion
+	}
+	return ""
+}
+
 // WatchCatalogueRequest has no parameters.
 type WatchCatalogueRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1736,7 +2111,7 @@ type WatchCatalogueRequest struct {
 
 func (x *WatchCatalogueRequest) Reset() {
 	*x = WatchCatalogueRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1748,7 +2123,7 @@ func (x *WatchCatalogueRequest) String() string {
 func (*WatchCatalogueRequest) ProtoMessage() {}
 
 func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1761,7 +2136,7 @@ func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
 }
 
 // WatchCatalogueResponse reports the catalogue being served.
@@ -1777,7 +2152,7 @@ type WatchCatalogueResponse struct {
 
 func (x *WatchCatalogueResponse) Reset() {
 	*x = WatchCatalogueResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1789,7 +2164,7 @@ func (x *WatchCatalogueResponse) String() string {
 func (*WatchCatalogueResponse) ProtoMessage() {}
 
 func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1802,7 +2177,7 @@ func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *WatchCatalogueResponse) GetCatalogueVersion() string {
@@ -1830,7 +2205,7 @@ type ExchangeRequest struct {
 
 func (x *ExchangeRequest) Reset() {
 	*x = ExchangeRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1842,7 +2217,7 @@ func (x *ExchangeRequest) String() string {
 func (*ExchangeRequest) ProtoMessage() {}
 
 func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1855,7 +2230,7 @@ func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeRequest.ProtoReflect.Descriptor instead.
 func (*ExchangeRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ExchangeRequest) GetCalls() []*Call {
@@ -1884,7 +2259,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1896,7 +2271,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1909,7 +2284,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Call) GetRequestId() string {
@@ -1974,7 +2349,7 @@ type ExchangeResponse struct {
 
 func (x *ExchangeResponse) Reset() {
 	*x = ExchangeResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1986,7 +2361,7 @@ func (x *ExchangeResponse) String() string {
 func (*ExchangeResponse) ProtoMessage() {}
 
 func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1999,7 +2374,7 @@ func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeResponse.ProtoReflect.Descriptor instead.
 func (*ExchangeResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ExchangeResponse) GetResults() []*CallResult {
@@ -2026,7 +2401,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2038,7 +2413,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2051,7 +2426,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CallResult) GetOutcome() isCallResult_Outcome {
@@ -2129,7 +2504,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2141,7 +2516,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2154,7 +2529,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -2196,7 +2571,7 @@ type GetMediaRequest struct {
 
 func (x *GetMediaRequest) Reset() {
 	*x = GetMediaRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2208,7 +2583,7 @@ func (x *GetMediaRequest) String() string {
 func (*GetMediaRequest) ProtoMessage() {}
 
 func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2221,7 +2596,7 @@ func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaRequest.ProtoReflect.Descriptor instead.
 func (*GetMediaRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{29}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetMediaRequest) GetMediaKey() string {
@@ -2258,7 +2633,7 @@ type GetMediaResponse struct {
 
 func (x *GetMediaResponse) Reset() {
 	*x = GetMediaResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2270,7 +2645,7 @@ func (x *GetMediaResponse) String() string {
 func (*GetMediaResponse) ProtoMessage() {}
 
 func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2283,7 +2658,7 @@ func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaResponse.ProtoReflect.Descriptor instead.
 func (*GetMediaResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{30}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetMediaResponse) GetContent() []byte {
@@ -2312,7 +2687,7 @@ type GetChangelogRequest struct {
 
 func (x *GetChangelogRequest) Reset() {
 	*x = GetChangelogRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2324,7 +2699,7 @@ func (x *GetChangelogRequest) String() string {
 func (*GetChangelogRequest) ProtoMessage() {}
 
 func (x *GetChangelogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2337,7 +2712,7 @@ func (x *GetChangelogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetChangelogRequest.ProtoReflect.Descriptor instead.
 func (*GetChangelogRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{31}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetChangelogRequest) GetSince() string {
@@ -2360,7 +2735,7 @@ type GetChangelogResponse struct {
 
 func (x *GetChangelogResponse) Reset() {
 	*x = GetChangelogResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[32]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2372,7 +2747,7 @@ func (x *GetChangelogResponse) String() string {
 func (*GetChangelogResponse) ProtoMessage() {}
 
 func (x *GetChangelogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[32]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2385,7 +2760,7 @@ func (x *GetChangelogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetChangelogResponse.ProtoReflect.Descriptor instead.
 func (*GetChangelogResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{32}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetChangelogResponse) GetVersions() []*CatalogueChanges {
@@ -2425,7 +2800,7 @@ type CatalogueChanges struct {
 
 func (x *CatalogueChanges) Reset() {
 	*x = CatalogueChanges{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[33]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2437,7 +2812,7 @@ func (x *CatalogueChanges) String() string {
 func (*CatalogueChanges) ProtoMessage() {}
 
 func (x *CatalogueChanges) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[33]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2450,7 +2825,7 @@ func (x *CatalogueChanges) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogueChanges.ProtoReflect.Descriptor instead.
 func (*CatalogueChanges) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{33}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CatalogueChanges) GetVersion() string {
@@ -2509,7 +2884,7 @@ type RecordChange struct {
 
 func (x *RecordChange) Reset() {
 	*x = RecordChange{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[34]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2521,7 +2896,7 @@ func (x *RecordChange) String() string {
 func (*RecordChange) ProtoMessage() {}
 
 func (x *RecordChange) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[34]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2534,7 +2909,7 @@ func (x *RecordChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordChange.ProtoReflect.Descriptor instead.
 func (*RecordChange) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{34}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RecordChange) GetId() string {
@@ -2555,7 +2930,7 @@ var File_exercisedb_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
-	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\xbc\x03\n" +
+	"#exercisedb/catalog/v1/catalog.proto\x12\x15exercisedb.catalog.v1\x1a\x19google/protobuf/any.proto\"\xf9\x03\n" +
 	"\bExercise\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -2576,10 +2951,28 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\finstructions\x18\v \x03(\tR\finstructions\x12\x12\n" +
 	"\x04tips\x18\f \x03(\tR\x04tips\x12\x18\n" +
 	"\aaliases\x18\r \x03(\tR\aaliases\x12!\n" +
-	"\fmedia_digest\x18\x0e \x01(\tR\vmediaDigest\"V\n" +
+	"\fmedia_digest\x18\x0e \x01(\tR\vmediaDigest\x12;\n" +
+	"\btraining\x18\x0f \x01(\v2\x1f.exercisedb.catalog.v1.TrainingR\btraining\"\xec\x01\n" +
+	"\bTraining\x12)\n" +
+	"\x10movement_pattern\x18\x01 \x01(\tR\x0fmovementPattern\x12\x1c\n" +
+	"\tmechanics\x18\x02 \x01(\tR\tmechanics\x12\x14\n" +
+	"\x05force\x18\x03 \x01(\tR\x05force\x12\x1e\n" +
+	"\n" +
+	"laterality\x18\x04 \x01(\tR\n" +
+	"laterality\x12\x18\n" +
+	"\ameasure\x18\x05 \x01(\tR\ameasure\x12G\n" +
+	"\fprescription\x18\x06 \x01(\v2#.exercisedb.catalog.v1.PrescriptionR\fprescription\"\xe0\x01\n" +
+	"\fPrescription\x120\n" +
+	"\x04sets\x18\x01 \x01(\v2\x1c.exercisedb.catalog.v1.RangeR\x04sets\x120\n" +
+	"\x04reps\x18\x02 \x01(\v2\x1c.exercisedb.catalog.v1.RangeR\x04reps\x126\n" +
+	"\aseconds\x18\x03 \x01(\v2\x1c.exercisedb.catalog.v1.RangeR\aseconds\x124\n" +
+	"\x06meters\x18\x04 \x01(\v2\x1c.exercisedb.catalog.v1.RangeR\x06meters\"-\n" +
+	"\x05Range\x12\x10\n" +
+	"\x03low\x18\x01 \x01(\x05R\x03low\x12\x12\n" +
+	"\x04high\x18\x02 \x01(\x05R\x04high\"V\n" +
 	"\aRelated\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
-	"\brelation\x18\x02 \x01(\x0e2\x1f.exercisedb.catalog.v1.RelationR\brelation\"\x98\x02\n" +
+	"\brelation\x18\x02 \x01(\x0e2\x1f.exercisedb.catalog.v1.RelationR\brelation\"\xb3\x03\n" +
 	"\x0eExerciseFilter\x12\x1d\n" +
 	"\n" +
 	"body_parts\x18\x01 \x03(\tR\tbodyParts\x12\x1e\n" +
@@ -2591,7 +2984,15 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0etarget_muscles\x18\x05 \x03(\tR\rtargetMuscles\x12+\n" +
 	"\x11secondary_muscles\x18\x06 \x03(\tR\x10secondaryMuscles\x12\x12\n" +
 	"\x04name\x18\a \x01(\tR\x04name\x12\x14\n" +
-	"\x05query\x18\b \x01(\tR\x05query\"\xfb\x02\n" +
+	"\x05query\x18\b \x01(\tR\x05query\x12+\n" +
+	"\x11movement_patterns\x18\t \x03(\tR\x10movementPatterns\x12\x1c\n" +
+	"\tmechanics\x18\n" +
+	" \x03(\tR\tmechanics\x12\x14\n" +
+	"\x05force\x18\v \x03(\tR\x05force\x12\x1e\n" +
+	"\n" +
+	"laterality\x18\f \x03(\tR\n" +
+	"laterality\x12\x18\n" +
+	"\ameasure\x18\r \x03(\tR\ameasure\"\xfb\x02\n" +
 	"\x14ListExercisesRequest\x12=\n" +
 	"\x06filter\x18\x01 \x01(\v2%.exercisedb.catalog.v1.ExerciseFilterR\x06filter\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x14\n" +
@@ -2664,6 +3065,10 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x17ListDifficultiesRequest\"k\n" +
 	"\x18ListDifficultiesResponse\x12\"\n" +
 	"\fdifficulties\x18\x01 \x03(\tR\fdifficulties\x12+\n" +
+	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"\x1d\n" +
+	"\x1bListMovementPatternsRequest\"x\n" +
+	"\x1cListMovementPatternsResponse\x12+\n" +
+	"\x11movement_patterns\x18\x01 \x03(\tR\x10movementPatterns\x12+\n" +
 	"\x11catalogue_version\x18\x02 \x01(\tR\x10catalogueVersion\"\x17\n" +
 	"\x15WatchCatalogueRequest\"_\n" +
 	"\x16WatchCatalogueResponse\x12+\n" +
@@ -2710,13 +3115,14 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\fvocabularies\x18\x06 \x01(\bR\fvocabularies\"6\n" +
 	"\fRecordChange\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
-	"\x06fields\x18\x02 \x03(\tR\x06fields*\x9f\x01\n" +
+	"\x06fields\x18\x02 \x03(\tR\x06fields*\xbb\x01\n" +
 	"\fContentField\x12\x1d\n" +
 	"\x19CONTENT_FIELD_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19CONTENT_FIELD_DESCRIPTION\x10\x01\x12\x1e\n" +
 	"\x1aCONTENT_FIELD_INSTRUCTIONS\x10\x02\x12\x16\n" +
 	"\x12CONTENT_FIELD_TIPS\x10\x03\x12\x19\n" +
-	"\x15CONTENT_FIELD_ALIASES\x10\x04*X\n" +
+	"\x15CONTENT_FIELD_ALIASES\x10\x04\x12\x1a\n" +
+	"\x16CONTENT_FIELD_TRAINING\x10\x05*X\n" +
 	"\bRelation\x12\x18\n" +
 	"\x14RELATION_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13RELATION_VARIATIONS\x10\x01\x12\x19\n" +
@@ -2728,7 +3134,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x10FACET_DIFFICULTY\x10\x03\x12\x18\n" +
 	"\x14FACET_EXERCISE_TYPES\x10\x04\x12\x18\n" +
 	"\x14FACET_TARGET_MUSCLES\x10\x05\x12\x1b\n" +
-	"\x17FACET_MOVEMENT_PATTERNS\x10\x062\xa8\t\n" +
+	"\x17FACET_MOVEMENT_PATTERNS\x10\x062\xa9\n" +
+	"\n" +
 	"\x0eCatalogService\x12j\n" +
 	"\rListExercises\x12+.exercisedb.catalog.v1.ListExercisesRequest\x1a,.exercisedb.catalog.v1.ListExercisesResponse\x12d\n" +
 	"\vGetExercise\x12).exercisedb.catalog.v1.GetExerciseRequest\x1a*.exercisedb.catalog.v1.GetExerciseResponse\x12j\n" +
@@ -2736,7 +3143,8 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\vListMuscles\x12).exercisedb.catalog.v1.ListMusclesRequest\x1a*.exercisedb.catalog.v1.ListMusclesResponse\x12v\n" +
 	"\x11ListExerciseTypes\x12/.exercisedb.catalog.v1.ListExerciseTypesRequest\x1a0.exercisedb.catalog.v1.ListExerciseTypesResponse\x12m\n" +
 	"\x0eListEquipments\x12,.exercisedb.catalog.v1.ListEquipmentsRequest\x1a-.exercisedb.catalog.v1.ListEquipmentsResponse\x12s\n" +
-	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponse\x12o\n" +
+	"\x10ListDifficulties\x12..exercisedb.catalog.v1.ListDifficultiesRequest\x1a/.exercisedb.catalog.v1.ListDifficultiesResponse\x12\x7f\n" +
+	"\x14ListMovementPatterns\x122.exercisedb.catalog.v1.ListMovementPatternsRequest\x1a3.exercisedb.catalog.v1.ListMovementPatternsResponse\x12o\n" +
 	"\x0eWatchCatalogue\x12,.exercisedb.catalog.v1.WatchCatalogueRequest\x1a-.exercisedb.catalog.v1.WatchCatalogueResponse0\x01\x12_\n" +
 	"\bExchange\x12&.exercisedb.catalog.v1.ExchangeRequest\x1a'.exercisedb.catalog.v1.ExchangeResponse(\x010\x01\x12[\n" +
 	"\bGetMedia\x12&.exercisedb.catalog.v1.GetMediaRequest\x1a'.exercisedb.catalog.v1.GetMediaResponse\x12g\n" +
@@ -2755,100 +3163,113 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 }
 
 var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
-	(ContentField)(0),                 // 0: exercisedb.catalog.v1.ContentField
-	(Relation)(0),                     // 1: exercisedb.catalog.v1.Relation
-	(Facet)(0),                        // 2: exercisedb.catalog.v1.Facet
-	(*Exercise)(nil),                  // 3: exercisedb.catalog.v1.Exercise
-	(*Related)(nil),                   // 4: exercisedb.catalog.v1.Related
-	(*ExerciseFilter)(nil),            // 5: exercisedb.catalog.v1.ExerciseFilter
-	(*ListExercisesRequest)(nil),      // 6: exercisedb.catalog.v1.ListExercisesRequest
-	(*FacetCounts)(nil),               // 7: exercisedb.catalog.v1.FacetCounts
-	(*ValueCount)(nil),                // 8: exercisedb.catalog.v1.ValueCount
-	(*ListExercisesResponse)(nil),     // 9: exercisedb.catalog.v1.ListExercisesResponse
-	(*ExerciseJSON)(nil),              // 10: exercisedb.catalog.v1.ExerciseJSON
-	(*GetExerciseRequest)(nil),        // 11: exercisedb.catalog.v1.GetExerciseRequest
-	(*GetExerciseResponse)(nil),       // 12: exercisedb.catalog.v1.GetExerciseResponse
-	(*ListBodyPartsRequest)(nil),      // 13: exercisedb.catalog.v1.ListBodyPartsRequest
-	(*ListBodyPartsResponse)(nil),     // 14: exercisedb.catalog.v1.ListBodyPartsResponse
-	(*Muscle)(nil),                    // 15: exercisedb.catalog.v1.Muscle
-	(*ListMusclesRequest)(nil),        // 16: exercisedb.catalog.v1.ListMusclesRequest
-	(*ListMusclesResponse)(nil),       // 17: exercisedb.catalog.v1.ListMusclesResponse
-	(*ExerciseType)(nil),              // 18: exercisedb.catalog.v1.ExerciseType
-	(*ListExerciseTypesRequest)(nil),  // 19: exercisedb.catalog.v1.ListExerciseTypesRequest
-	(*ListExerciseTypesResponse)(nil), // 20: exercisedb.catalog.v1.ListExerciseTypesResponse
-	(*ListEquipmentsRequest)(nil),     // 21: exercisedb.catalog.v1.ListEquipmentsRequest
-	(*ListEquipmentsResponse)(nil),    // 22: exercisedb.catalog.v1.ListEquipmentsResponse
-	(*ListDifficultiesRequest)(nil),   // 23: exercisedb.catalog.v1.ListDifficultiesRequest
-	(*ListDifficultiesResponse)(nil),  // 24: exercisedb.catalog.v1.ListDifficultiesResponse
-	(*WatchCatalogueRequest)(nil),     // 25: exercisedb.catalog.v1.WatchCatalogueRequest
-	(*WatchCatalogueResponse)(nil),    // 26: exercisedb.catalog.v1.WatchCatalogueResponse
-	(*ExchangeRequest)(nil),           // 27: exercisedb.catalog.v1.ExchangeRequest
-	(*Call)(nil),                      // 28: exercisedb.catalog.v1.Call
-	(*ExchangeResponse)(nil),          // 29: exercisedb.catalog.v1.ExchangeResponse
-	(*CallResult)(nil),                // 30: exercisedb.catalog.v1.CallResult
-	(*CallError)(nil),                 // 31: exercisedb.catalog.v1.CallError
-	(*GetMediaRequest)(nil),           // 32: exercisedb.catalog.v1.GetMediaRequest
-	(*GetMediaResponse)(nil),          // 33: exercisedb.catalog.v1.GetMediaResponse
-	(*GetChangelogRequest)(nil),       // 34: exercisedb.catalog.v1.GetChangelogRequest
-	(*GetChangelogResponse)(nil),      // 35: exercisedb.catalog.v1.GetChangelogResponse
-	(*CatalogueChanges)(nil),          // 36: exercisedb.catalog.v1.CatalogueChanges
-	(*RecordChange)(nil),              // 37: exercisedb.catalog.v1.RecordChange
-	(*anypb.Any)(nil),                 // 38: google.protobuf.Any
+	(ContentField)(0),                    // 0: exercisedb.catalog.v1.ContentField
+	(Relation)(0),                        // 1: exercisedb.catalog.v1.Relation
+	(Facet)(0),                           // 2: exercisedb.catalog.v1.Facet
+	(*Exercise)(nil),                     // 3: exercisedb.catalog.v1.Exercise
+	(*Training)(nil),                     // 4: exercisedb.catalog.v1.Training
+	(*Prescription)(nil),                 // 5: exercisedb.catalog.v1.Prescription
+	(*Range)(nil),                        // 6: exercisedb.catalog.v1.Range
+	(*Related)(nil),                      // 7: exercisedb.catalog.v1.Related
+	(*ExerciseFilter)(nil),               // 8: exercisedb.catalog.v1.ExerciseFilter
+	(*ListExercisesRequest)(nil),         // 9: exercisedb.catalog.v1.ListExercisesRequest
+	(*FacetCounts)(nil),                  // 10: exercisedb.catalog.v1.FacetCounts
+	(*ValueCount)(nil),                   // 11: exercisedb.catalog.v1.ValueCount
+	(*ListExercisesResponse)(nil),        // 12: exercisedb.catalog.v1.ListExercisesResponse
+	(*ExerciseJSON)(nil),                 // 13: exercisedb.catalog.v1.ExerciseJSON
+	(*GetExerciseRequest)(nil),           // 14: exercisedb.catalog.v1.GetExerciseRequest
+	(*GetExerciseResponse)(nil),          // 15: exercisedb.catalog.v1.GetExerciseResponse
+	(*ListBodyPartsRequest)(nil),         // 16: exercisedb.catalog.v1.ListBodyPartsRequest
+	(*ListBodyPartsResponse)(nil),        // 17: exercisedb.catalog.v1.ListBodyPartsResponse
+	(*Muscle)(nil),                       // 18: exercisedb.catalog.v1.Muscle
+	(*ListMusclesRequest)(nil),           // 19: exercisedb.catalog.v1.ListMusclesRequest
+	(*ListMusclesResponse)(nil),          // 20: exercisedb.catalog.v1.ListMusclesResponse
+	(*ExerciseType)(nil),                 // 21: exercisedb.catalog.v1.ExerciseType
+	(*ListExerciseTypesRequest)(nil),     // 22: exercisedb.catalog.v1.ListExerciseTypesRequest
+	(*ListExerciseTypesResponse)(nil),    // 23: exercisedb.catalog.v1.ListExerciseTypesResponse
+	(*ListEquipmentsRequest)(nil),        // 24: exercisedb.catalog.v1.ListEquipmentsRequest
+	(*ListEquipmentsResponse)(nil),       // 25: exercisedb.catalog.v1.ListEquipmentsResponse
+	(*ListDifficultiesRequest)(nil),      // 26: exercisedb.catalog.v1.ListDifficultiesRequest
+	(*ListDifficultiesResponse)(nil),     // 27: exercisedb.catalog.v1.ListDifficultiesResponse
+	(*ListMovementPatternsRequest)(nil),  // 28: exercisedb.catalog.v1.ListMovementPatternsRequest
+	(*ListMovementPatternsResponse)(nil), // 29: exercisedb.catalog.v1.ListMovementPatternsResponse
+	(*WatchCatalogueRequest)(nil),        // 30: exercisedb.catalog.v1.WatchCatalogueRequest
+	(*WatchCatalogueResponse)(nil),       // 31: exercisedb.catalog.v1.WatchCatalogueResponse
+	(*ExchangeRequest)(nil),              // 32: exercisedb.catalog.v1.ExchangeRequest
+	(*Call)(nil),                         // 33: exercisedb.catalog.v1.Call
+	(*ExchangeResponse)(nil),             // 34: exercisedb.catalog.v1.ExchangeResponse
+	(*CallResult)(nil),                   // 35: exercisedb.catalog.v1.CallResult
+	(*CallError)(nil),                    // 36: exercisedb.catalog.v1.CallError
+	(*GetMediaRequest)(nil),              // 37: exercisedb.catalog.v1.GetMediaRequest
+	(*GetMediaResponse)(nil),             // 38: exercisedb.catalog.v1.GetMediaResponse
+	(*GetChangelogRequest)(nil),          // 39: exercisedb.catalog.v1.GetChangelogRequest
+	(*GetChangelogResponse)(nil),         // 40: exercisedb.catalog.v1.GetChangelogResponse
+	(*CatalogueChanges)(nil),             // 41: exercisedb.catalog.v1.CatalogueChanges
+	(*RecordChange)(nil),                 // 42: exercisedb.catalog.v1.RecordChange
+	(*anypb.Any)(nil),                    // 43: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
-	1,  // 0: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
-	5,  // 1: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
-	0,  // 2: exercisedb.catalog.v1.ListExercisesRequest.include:type_name -> exercisedb.catalog.v1.ContentField
-	4,  // 3: exercisedb.catalog.v1.ListExercisesRequest.related:type_name -> exercisedb.catalog.v1.Related
-	2,  // 4: exercisedb.catalog.v1.ListExercisesRequest.facets:type_name -> exercisedb.catalog.v1.Facet
-	2,  // 5: exercisedb.catalog.v1.FacetCounts.facet:type_name -> exercisedb.catalog.v1.Facet
-	8,  // 6: exercisedb.catalog.v1.FacetCounts.values:type_name -> exercisedb.catalog.v1.ValueCount
-	3,  // 7: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
-	10, // 8: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
-	7,  // 9: exercisedb.catalog.v1.ListExercisesResponse.facets:type_name -> exercisedb.catalog.v1.FacetCounts
-	3,  // 10: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
-	10, // 11: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
-	15, // 12: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
-	18, // 13: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
-	28, // 14: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
-	6,  // 15: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
-	11, // 16: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
-	30, // 17: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
-	9,  // 18: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
-	12, // 19: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
-	31, // 20: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
-	38, // 21: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
-	36, // 22: exercisedb.catalog.v1.GetChangelogResponse.versions:type_name -> exercisedb.catalog.v1.CatalogueChanges
-	37, // 23: exercisedb.catalog.v1.CatalogueChanges.changed:type_name -> exercisedb.catalog.v1.RecordChange
-	6,  // 24: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
-	11, // 25: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
-	13, // 26: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
-	16, // 27: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
-	19, // 28: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
-	21, // 29: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
-	23, // 30: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	25, // 31: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
-	27, // 32: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
-	32, // 33: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
-	34, // 34: exercisedb.catalog.v1.CatalogService.GetChangelog:input_type -> exercisedb.catalog.v1.GetChangelogRequest
-	9,  // 35: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	12, // 36: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	14, // 37: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	17, // 38: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	20, // 39: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	22, // 40: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	24, // 41: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	26, // 42: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	29, // 43: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
-	33, // 44: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
-	35, // 45: exercisedb.catalog.v1.CatalogService.GetChangelog:output_type -> exercisedb.catalog.v1.GetChangelogResponse
-	35, // [35:46] is the sub-list for method output_type
-	24, // [24:35] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	4,  // 0: exercisedb.catalog.v1.Exercise.training:type_name -> exercisedb.catalog.v1.Training
+	5,  // 1: exercisedb.catalog.v1.Training.prescription:type_name -> exercisedb.catalog.v1.Prescription
+	6,  // 2: exercisedb.catalog.v1.Prescription.sets:type_name -> exercisedb.catalog.v1.Range
+	6,  // 3: exercisedb.catalog.v1.Prescription.reps:type_name -> exercisedb.catalog.v1.Range
+	6,  // 4: exercisedb.catalog.v1.Prescription.seconds:type_name -> exercisedb.catalog.v1.Range
+	6,  // 5: exercisedb.catalog.v1.Prescription.meters:type_name -> exercisedb.catalog.v1.Range
+	1,  // 6: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
+	8,  // 7: exercisedb.catalog.v1.ListExercisesRequest.filter:type_name -> exercisedb.catalog.v1.ExerciseFilter
+	0,  // 8: exercisedb.catalog.v1.ListExercisesRequest.include:type_name -> exercisedb.catalog.v1.ContentField
+	7,  // 9: exercisedb.catalog.v1.ListExercisesRequest.related:type_name -> exercisedb.catalog.v1.Related
+	2,  // 10: exercisedb.catalog.v1.ListExercisesRequest.facets:type_name -> exercisedb.catalog.v1.Facet
+	2,  // 11: exercisedb.catalog.v1.FacetCounts.facet:type_name -> exercisedb.catalog.v1.Facet
+	11, // 12: exercisedb.catalog.v1.FacetCounts.values:type_name -> exercisedb.catalog.v1.ValueCount
+	3,  // 13: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
+	13, // 14: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	10, // 15: exercisedb.catalog.v1.ListExercisesResponse.facets:type_name -> exercisedb.catalog.v1.FacetCounts
+	3,  // 16: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
+	13, // 17: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	18, // 18: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
+	21, // 19: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
+	33, // 20: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
+	9,  // 21: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
+	14, // 22: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
+	35, // 23: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
+	12, // 24: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
+	15, // 25: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
+	36, // 26: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
+	43, // 27: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	41, // 28: exercisedb.catalog.v1.GetChangelogResponse.versions:type_name -> exercisedb.catalog.v1.CatalogueChanges
+	42, // 29: exercisedb.catalog.v1.CatalogueChanges.changed:type_name -> exercisedb.catalog.v1.RecordChange
+	9,  // 30: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
+	14, // 31: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
+	16, // 32: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
+	19, // 33: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
+	22, // 34: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
+	24, // 35: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
+	26, // 36: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
+	28, // 37: exercisedb.catalog.v1.CatalogService.ListMovementPatterns:input_type -> exercisedb.catalog.v1.ListMovementPatternsRequest
+	30, // 38: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	32, // 39: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
+	37, // 40: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
+	39, // 41: exercisedb.catalog.v1.CatalogService.GetChangelog:input_type -> exercisedb.catalog.v1.GetChangelogRequest
+	12, // 42: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	15, // 43: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	17, // 44: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	20, // 45: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	23, // 46: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	25, // 47: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	27, // 48: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	29, // 49: exercisedb.catalog.v1.CatalogService.ListMovementPatterns:output_type -> exercisedb.catalog.v1.ListMovementPatternsResponse
+	31, // 50: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	34, // 51: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	38, // 52: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
+	40, // 53: exercisedb.catalog.v1.CatalogService.GetChangelog:output_type -> exercisedb.catalog.v1.GetChangelogResponse
+	42, // [42:54] is the sub-list for method output_type
+	30, // [30:42] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_exercisedb_catalog_v1_catalog_proto_init() }
@@ -2856,11 +3277,11 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 	if File_exercisedb_catalog_v1_catalog_proto != nil {
 		return
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[25].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[30].OneofWrappers = []any{
 		(*Call_ListExercises)(nil),
 		(*Call_GetExercise)(nil),
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[27].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[32].OneofWrappers = []any{
 		(*CallResult_ListExercises)(nil),
 		(*CallResult_GetExercise)(nil),
 		(*CallResult_Error)(nil),
@@ -2871,7 +3292,7 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   35,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,17 +22,18 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CatalogService_ListExercises_FullMethodName     = "/exercisedb.catalog.v1.CatalogService/ListExercises"
-	CatalogService_GetExercise_FullMethodName       = "/exercisedb.catalog.v1.CatalogService/GetExercise"
-	CatalogService_ListBodyParts_FullMethodName     = "/exercisedb.catalog.v1.CatalogService/ListBodyParts"
-	CatalogService_ListMuscles_FullMethodName       = "/exercisedb.catalog.v1.CatalogService/ListMuscles"
-	CatalogService_ListExerciseTypes_FullMethodName = "/exercisedb.catalog.v1.CatalogService/ListExerciseTypes"
-	CatalogService_ListEquipments_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/ListEquipments"
-	CatalogService_ListDifficulties_FullMethodName  = "/exercisedb.catalog.v1.CatalogService/ListDifficulties"
-	CatalogService_WatchCatalogue_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/WatchCatalogue"
-	CatalogService_Exchange_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/Exchange"
-	CatalogService_GetMedia_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/GetMedia"
-	CatalogService_GetChangelog_FullMethodName      = "/exercisedb.catalog.v1.CatalogService/GetChangelog"
+	CatalogService_ListExercises_FullMethodName        = "/exercisedb.catalog.v1.CatalogService/ListExercises"
+	CatalogService_GetExercise_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/GetExercise"
+	CatalogService_ListBodyParts_FullMethodName        = "/exercisedb.catalog.v1.CatalogService/ListBodyParts"
+	CatalogService_ListMuscles_FullMethodName          = "/exercisedb.catalog.v1.CatalogService/ListMuscles"
+	CatalogService_ListExerciseTypes_FullMethodName    = "/exercisedb.catalog.v1.CatalogService/ListExerciseTypes"
+	CatalogService_ListEquipments_FullMethodName       = "/exercisedb.catalog.v1.CatalogService/ListEquipments"
+	CatalogService_ListDifficulties_FullMethodName     = "/exercisedb.catalog.v1.CatalogService/ListDifficulties"
+	CatalogService_ListMovementPatterns_FullMethodName = "/exercisedb.catalog.v1.CatalogService/ListMovementPatterns"
+	CatalogService_WatchCatalogue_FullMethodName       = "/exercisedb.catalog.v1.CatalogService/WatchCatalogue"
+	CatalogService_Exchange_FullMethodName             = "/exercisedb.catalog.v1.CatalogService/Exchange"
+	CatalogService_GetMedia_FullMethodName             = "/exercisedb.catalog.v1.CatalogService/GetMedia"
+	CatalogService_GetChangelog_FullMethodName         = "/exercisedb.catalog.v1.CatalogService/GetChangelog"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -62,6 +63,9 @@ type CatalogServiceClient interface {
 	ListEquipments(ctx context.Context, in *ListEquipmentsRequest, opts ...grpc.CallOption) (*ListEquipmentsResponse, error)
 	// ListDifficulties returns the difficulty vocabulary, easiest first.
 	ListDifficulties(ctx context.Context, in *ListDifficultiesRequest, opts ...grpc.CallOption) (*ListDifficultiesResponse, error)
+	// ListMovementPatterns returns the movement pattern vocabulary (the
+	// values of Training.movement_pattern), sorted by name.
+	ListMovementPatterns(ctx context.Context, in *ListMovementPatternsRequest, opts ...grpc.CallOption) (*ListMovementPatternsResponse, error)
 	// WatchCatalogue sends the version of the catalogue being served at once,
 	// then again each time it changes, so that clients can drop what they
 	// cached from an older version the moment it is replaced.
@@ -175,6 +179,16 @@ func (c *catalogServiceClient) ListDifficulties(ctx context.Context, in *ListDif
 	return out, nil
 }
 
+func (c *catalogServiceClient) ListMovementPatterns(ctx context.Context, in *ListMovementPatternsRequest, opts ...grpc.CallOption) (*ListMovementPatternsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMovementPatternsResponse)
+	err := c.cc.Invoke(ctx, CatalogService_ListMovementPatterns_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *catalogServiceClient) WatchCatalogue(ctx context.Context, in *WatchCatalogueRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCatalogueResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &CatalogService_ServiceDesc.Streams[0], CatalogService_WatchCatalogue_FullMethodName, cOpts...)
@@ -254,6 +268,9 @@ type CatalogServiceServer interface {
 	ListEquipments(context.Context, *ListEquipmentsRequest) (*ListEquipmentsResponse, error)
 	// ListDifficulties returns the difficulty vocabulary, easiest first.
 	ListDifficulties(context.Context, *ListDifficultiesRequest) (*ListDifficultiesResponse, error)
+	// ListMovementPatterns returns the movement pattern vocabulary (the
+	// values of Training.movement_pattern), sorted by name.
+	ListMovementPatterns(context.Context, *ListMovementPatternsRequest) (*ListMovementPatternsResponse, error)
 	// WatchCatalogue sends the version of the catalogue being served at once,
 	// then again each time it changes, so that clients can drop what they
 	// cached from an older version the moment it is replaced.
@@ -317,6 +334,9 @@ func (UnimplementedCatalogServiceServer) ListEquipments(context.Context, *ListEq
 }
 func (UnimplementedCatalogServiceServer) ListDifficulties(context.Context, *ListDifficultiesRequest) (*ListDifficultiesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDifficulties not implemented")
+}
+func (UnimplementedCatalogServiceServer) ListMovementPatterns(context.Context, *ListMovementPatternsRequest) (*ListMovementPatternsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMovementPatterns not implemented")
 }
 func (UnimplementedCatalogServiceServer) WatchCatalogue(*WatchCatalogueRequest, grpc.ServerStreamingServer[WatchCatalogueResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchCatalogue not implemented")
@@ -477,6 +497,24 @@ func _CatalogService_ListDifficulties_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CatalogService_ListMovementPatterns_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMovementPatternsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CatalogServiceServer).ListMovementPatterns(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CatalogService_ListMovementPatterns_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CatalogServiceServer).ListMovementPatterns(ctx, req.(*ListMovementPatternsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CatalogService_WatchCatalogue_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchCatalogueRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -565,6 +603,10 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListDifficulties",
 			Handler:    _CatalogService_ListDifficulties_Handler,
+		},
+		{
+			MethodName: "ListMovementPatterns",
+			Handler:    _CatalogService_ListMovementPatterns_Handler,
 		},
 		{
 			MethodName: "GetMedia",
