@@ -1,8 +1,10 @@
 package exercise
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // MaxIDs bounds the ids of one Fetch.
@@ -24,8 +26,8 @@ func (c *Catalogue) Fetch(ids []string, f Filter, p PageRequest) (Page, []string
 	case len(ids) > MaxIDs:
 		bad.add(FieldIDs, strconv.Itoa(len(ids))+" ids", "must name at most %d exercises", MaxIDs)
 	}
-	for _, field := range fetchConflicts(f, p) {
-		bad.add(field, "", "cannot be combined with ids, which names the records itself, all on one page")
+	for _, set := range fetchConflicts(f, p) {
+		bad.add(set.field, set.value, "cannot be combined with ids, which names the records itself, all on one page")
 	}
 	if p.RecordCap < 0 {
 		bad.add(FieldRecordCap, strconv.Itoa(p.RecordCap), "must not be negative")
@@ -53,33 +55,30 @@ func (c *Catalogue) Fetch(ids []string, f Filter, p PageRequest) (Page, []string
 	return page, missing, nil
 }
 
-// fetchConflicts names the parts of a listing's filter and page request
-// that are set, none of which Fetch takes.
-func fetchConflicts(f Filter, p PageRequest) []string {
-	var out []string
-	for _, s := range []struct {
-		field string
-		set   bool
-	}{
-		{FieldBodyParts, len(f.BodyParts) > 0},
-		{FieldEquipments, len(f.Equipments) > 0},
-		{FieldDifficulties, len(f.Difficulties) > 0},
-		{FieldExerciseTypes, len(f.ExerciseTypes) > 0},
-		{FieldTargetMuscles, len(f.TargetMuscles) > 0},
-		{FieldSecondaryMuscles, len(f.SecondaryMuscles) > 0},
-		{FieldName, f.Name != ""},
-		{FieldQuery, f.Query != ""},
-		{FieldLimit, p.Limit != 0},
-		{FieldAfter, p.After != ""},
-		{FieldBefore, p.Before != ""},
+// fetchConflicts returns the parts of a listing's filter and page request
+// that are set, none of which Fetch takes, with their values.
+func fetchConflicts(f Filter, p PageRequest) []struct{ field, value string } {
+	var out []struct{ field, value string }
+	for _, s := range []struct{ field, value string }{
+		{FieldBodyParts, strings.Join(f.BodyParts, ",")},
+		{FieldEquipments, strings.Join(f.Equipments, ",")},
+		{FieldDifficulties, strings.Join(f.Difficulties, ",")},
+		{FieldExerciseTypes, strings.Join(f.ExerciseTypes, ",")},
+		{FieldTargetMuscles, strings.Join(f.TargetMuscles, ",")},
+		{FieldSecondaryMuscles, strings.Join(f.SecondaryMuscles, ",")},
+		{FieldName, f.Name},
+		{FieldQuery, f.Query},
+		{FieldLimit, strconv.Itoa(p.Limit)},
+		{FieldAfter, p.After},
+		{FieldBefore, p.Before},
 	} {
-		if s.set {
-			out = append(out, s.field)
+		if s.value != "" && s.value != "0" {
+			out = append(out, s)
 		}
 	}
 	if len(out) == 0 && !reflect.ValueOf(f).IsZero() {
 		// A filter field this list does not know yet is set.
-		out = append(out, FieldFilter)
+		out = append(out, struct{ field, value string }{FieldFilter, fmt.Sprintf("%+v", f)})
 	}
 	return out
 }

@@ -144,15 +144,27 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		Before:    req.GetBefore(),
 		RecordCap: int(req.GetRecordCap()),
 	}
-	var page exercise.Page
+	var (
+		page      exercise.Page
+		missing   []string
+		conflicts []exercise.FieldError // of ids with related
+	)
 	rel := req.GetRelated()
-	if rel != nil {
+	switch {
+	case len(req.GetIds()) > 0:
+		page, missing, err = c.Fetch(req.GetIds(), filter, pr)
+		if rel != nil {
+			conflicts = append(conflicts, exercise.FieldError{Field: exercise.FieldRelation, Value: rel.GetRelation().String(),
+				Description: "cannot be combined with ids, which names the records itself, all on one page"})
+		}
+	case rel != nil:
 		page, err = c.Related(relations[rel.GetRelation()], rel.GetId(), filter, pr)
 		relabelRelated(err, rel.GetRelation())
-	} else {
+	default:
 		page, err = c.List(filter, pr)
 	}
 	include, unknown := contentMask(req.GetInclude())
+	unknown = append(unknown, conflicts...)
 	if err != nil || unknown != nil {
 		if rel != nil {
 			err = notFound(err, "related.id", rel.GetId())
@@ -166,6 +178,7 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		NextCursor:       page.NextCursor,
 		PreviousCursor:   page.PreviousCursor,
 		CatalogueVersion: c.Version(),
+		MissingIds:       missing,
 	}
 	if req.GetJson() {
 		out.ExercisesJson = make([]*catalogv1.ExerciseJSON, len(page.Exercises))

@@ -101,6 +101,10 @@ type ListRequest struct {
 	// as it is, for the catalog to refuse: it never means no relation.
 	RelatedTo string
 	Relation  Relation
+	// IDs, when set, asks for the exercises they name, in this order, on
+	// one page, instead of a filtered listing: Filter, Limit, the cursors
+	// and Relation must then be zero.
+	IDs []string
 }
 
 // Page is one page of a listing. Its exercises are read with Len and
@@ -115,6 +119,9 @@ type Page struct {
 	HasNextPage, HasPreviousPage bool
 	NextCursor, PreviousCursor   string // empty when absent
 	Version                      string
+	// MissingIDs are the request's IDs that name no exercise, in the
+	// order given.
+	MissingIDs []string
 }
 
 // ExerciseType is an entry of the exercise type list.
@@ -281,6 +288,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		RecordCap: int32(req.RecordCap),
 		Include:   req.Include.fields(),
 		Json:      true,
+		Ids:       req.IDs,
 	}
 	if req.Relation != 0 {
 		in.Related = &catalogv1.Related{Id: req.RelatedTo, Relation: catalogv1.Relation(req.Relation)}
@@ -306,6 +314,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		NextCursor:      r.NextCursor,
 		PreviousCursor:  r.PreviousCursor,
 		Version:         r.CatalogueVersion,
+		MissingIDs:      r.MissingIds,
 	}, nil
 }
 

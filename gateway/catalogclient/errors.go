@@ -36,6 +36,7 @@ var params = map[string]struct{ name, allowed string }{
 	"filter.secondary_muscles": {"secondaryMuscles", "/api/v1/muscles"},
 	"filter.name":              {"name", ""},
 	"filter.query":             {"q", ""},
+	"ids":                      {"ids", ""},
 }
 
 // toAPIError is the one switch from gRPC status to the public error.

@@ -29,6 +29,9 @@ type (
 		HasPreviousPage bool    `json:"hasPreviousPage"`
 		NextCursor      *string `json:"nextCursor"`
 		PreviousCursor  *string `json:"previousCursor"`
+		// MissingIDs are the ids of an ids= request that name no
+		// exercise; absent from other listings.
+		MissingIDs *[]string `json:"missingIds,omitempty"`
 	}
 	// exerciseJSON is an exercise as the catalog encoded it, with the
 	// product's image URL (see MarshalJSON).
@@ -92,6 +95,10 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 			NextCursor:      cursor(page.NextCursor),
 			PreviousCursor:  cursor(page.PreviousCursor),
 		}}
+		if req.IDs != nil {
+			missing := append([]string{}, page.MissingIDs...) // [] rather than null when none
+			body.Meta.MissingIDs = &missing
+		}
 		for i := range page.Len() {
 			body.Data = append(body.Data, a.present(st, page.JSON(i), req.Media))
 		}

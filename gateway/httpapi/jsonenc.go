@@ -37,6 +37,10 @@ func encode(v any) ([]byte, error) {
 		b = appendNullable(b, v.Meta.NextCursor)
 		b = append(b, `,"previousCursor":`...)
 		b = appendNullable(b, v.Meta.PreviousCursor)
+		if v.Meta.MissingIDs != nil {
+			b = append(b, `,"missingIds":`...)
+			b = appendStrings(b, *v.Meta.MissingIDs)
+		}
 		b = append(b, `},"data":`...)
 		if v.Data == nil {
 			b = append(b, "null"...)
@@ -93,4 +97,20 @@ func appendNullable(b []byte, s *string) []byte {
 		return append(b, "null"...)
 	}
 	return exercisejson.AppendString(b, *s)
+}
+
+// appendStrings writes a list of strings as encoding/json does: null for
+// a nil slice.
+func appendStrings(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = exercisejson.AppendString(b, s)
+	}
+	return append(b, ']')
 }

@@ -527,7 +527,14 @@ type ListExercisesRequest struct {
 	// When set, the reply carries the page's exercises in exercises_json
 	// rather than in exercises. A catalog older than this field fills
 	// exercises whatever it is, so a client reads whichever is filled.
-	Json          bool `protobuf:"varint,8,opt,name=json,proto3" json:"json,omitempty"`
+	Json bool `protobuf:"varint,8,opt,name=json,proto3" json:"json,omitempty"`
+	// When set, answers the exercises these ids name, in this order, on one
+	// page (a repeated id once, at its first place), instead of a filtered
+	// listing: 1 to 100 ids. Ids that name no exercise are reported in the
+	// reply's missing_ids. filter, limit, after, before and related must
+	// then be unset (each set one is INVALID_ARGUMENT naming it); include
+	// applies, and record_cap keeps the first record_cap records found.
+	Ids           []string `protobuf:"bytes,10,rep,name=ids,proto3" json:"ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -618,6 +625,13 @@ func (x *ListExercisesRequest) GetJson() bool {
 	return false
 }
 
+func (x *ListExercisesRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
 // ListExercisesResponse is one page of a listing.
 type ListExercisesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -643,6 +657,9 @@ type ListExercisesResponse struct {
 	// The page's exercises, in the order of exercises, when the request set
 	// json; exercises is then empty.
 	ExercisesJson []*ExerciseJSON `protobuf:"bytes,8,rep,name=exercises_json,json=exercisesJson,proto3" json:"exercises_json,omitempty"`
+	// The ids of the request's ids that name no exercise, in the order
+	// given; empty for a filtered listing.
+	MissingIds    []string `protobuf:"bytes,11,rep,name=missing_ids,json=missingIds,proto3" json:"missing_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -729,6 +746,13 @@ func (x *ListExercisesResponse) GetCatalogueVersion() string {
 func (x *ListExercisesResponse) GetExercisesJson() []*ExerciseJSON {
 	if x != nil {
 		return x.ExercisesJson
+	}
+	return nil
+}
+
+func (x *ListExercisesResponse) GetMissingIds() []string {
+	if x != nil {
+		return x.MissingIds
 	}
 	return nil
 }
@@ -2125,7 +2149,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0etarget_muscles\x18\x05 \x03(\tR\rtargetMuscles\x12+\n" +
 	"\x11secondary_muscles\x18\x06 \x03(\tR\x10secondaryMuscles\x12\x12\n" +
 	"\x04name\x18\a \x01(\tR\x04name\x12\x14\n" +
-	"\x05query\x18\b \x01(\tR\x05query\"\xc5\x02\n" +
+	"\x05query\x18\b \x01(\tR\x05query\"\xd7\x02\n" +
 	"\x14ListExercisesRequest\x12=\n" +
 	"\x06filter\x18\x01 \x01(\v2%.exercisedb.catalog.v1.ExerciseFilterR\x06filter\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x14\n" +
@@ -2135,7 +2159,9 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"record_cap\x18\x05 \x01(\x05R\trecordCap\x12=\n" +
 	"\ainclude\x18\x06 \x03(\x0e2#.exercisedb.catalog.v1.ContentFieldR\ainclude\x128\n" +
 	"\arelated\x18\a \x01(\v2\x1e.exercisedb.catalog.v1.RelatedR\arelated\x12\x12\n" +
-	"\x04json\x18\b \x01(\bR\x04json\"\xff\x02\n" +
+	"\x04json\x18\b \x01(\bR\x04json\x12\x10\n" +
+	"\x03ids\x18\n" +
+	" \x03(\tR\x03ids\"\xa0\x03\n" +
 	"\x15ListExercisesResponse\x12=\n" +
 	"\texercises\x18\x01 \x03(\v2\x1f.exercisedb.catalog.v1.ExerciseR\texercises\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\"\n" +
@@ -2145,7 +2171,9 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"nextCursor\x12'\n" +
 	"\x0fprevious_cursor\x18\x06 \x01(\tR\x0epreviousCursor\x12+\n" +
 	"\x11catalogue_version\x18\a \x01(\tR\x10catalogueVersion\x12J\n" +
-	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\"|\n" +
+	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\x12\x1f\n" +
+	"\vmissing_ids\x18\v \x03(\tR\n" +
+	"missingIds\"|\n" +
 	"\fExerciseJSON\x12\x12\n" +
 	"\x04head\x18\x01 \x01(\fR\x04head\x12\x1b\n" +
 	"\tmedia_key\x18\x02 \x01(\tR\bmediaKey\x12\x18\n" +
