@@ -1,5 +1,5 @@
 # The two commands a newcomer needs are `make run` and `make test`.
-.PHONY: run test build generate lint breaking bench ci
+.PHONY: run reset test build generate lint breaking bench ci
 
 GOTOOL := go tool -modfile=tools/go.mod
 
@@ -7,8 +7,14 @@ GOTOOL := go tool -modfile=tools/go.mod
 run:
 	bash dev/run.sh
 
-## test: every test, with the race detector
+## reset: forget make run's keys (dev/keys.yaml) and its development key (dev/dev-key): the next make run makes a new one
+reset:
+	rm -f dev/keys.yaml dev/keys.yaml.lock dev/dev-key
+
+## test: every test, with the race detector (about 15 minutes on 2 cores; see README.md)
 test:
+	@[ -n "$$REDIS_URL" ] || echo "make test: REDIS_URL is unset, so the Redis tests (gateway/limit, gateway/usage, cmd/gateway) skip; set REDIS_URL=redis://127.0.0.1:6379/0 to run them."
+	@[ -n "$$DATABASE_URL" ] || echo "make test: DATABASE_URL is unset, so the PostgreSQL tests (gateway/keys, gateway/usage, cmd/gateway) skip; set DATABASE_URL=postgres://127.0.0.1:5432/test?sslmode=disable to run them."
 	go test -race -count=1 ./...
 
 ## build: bin/catalog (and every other command)

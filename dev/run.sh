@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole system on its embedded defaults: builds both binaries,
-# starts the catalog and the gateway with dev/gateway.yaml, creates a
-# development key and prints a curl line for it. Ctrl-C stops both.
+# starts the catalog and the gateway with dev/gateway.yaml, and prints the
+# development key (made on the first run, then kept) and a curl line for
+# it. Ctrl-C stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,10 +31,27 @@ trap 'exit 130' INT TERM
 # The keys live in dev/keys.yaml (not in git), which the gateway follows:
 # keys made with "bin/gateway keys create -config dev/gateway.yaml" while
 # it runs work at once, and stay for the next run. The development key is
-# made afresh each run (a key is shown only when it is made).
-bin/gateway keys delete -config dev/gateway.yaml key_dev 2>/dev/null || true
-key=$(bin/gateway keys create -config dev/gateway.yaml -id key_dev -name "development key" \
-  -product exercisedb=Pro -product exercisedb-video=Ultra)
+# kept beside them in dev/dev-key (not in git; the keys file holds only its
+# hash), so a key exported in a shell keeps working after a restart. It is
+# made again only when the keys file no longer has it (make reset, or the
+# file deleted).
+keys_file=${GATEWAY_KEYS_FILE:-dev/keys.yaml}
+key_file=$(dirname "$keys_file")/dev-key
+key=
+if [ -s "$key_file" ]; then
+  key=$(cat "$key_file")
+  hash="sha256:$(printf '%s' "$key" | sha256sum | cut -d' ' -f1)"
+  grep -qF "$hash" "$keys_file" 2>/dev/null || key=
+fi
+if [ -n "$key" ]; then
+  key_note="kept in $key_file"
+else
+  bin/gateway keys delete -config dev/gateway.yaml key_dev 2>/dev/null || true
+  key=$(bin/gateway keys create -config dev/gateway.yaml -id key_dev -name "development key" \
+    -product exercisedb=Pro -product exercisedb-video=Ultra)
+  (umask 077 && printf '%s\n' "$key" > "$key_file")
+  key_note="new, kept in $key_file until make reset"
+fi
 
 # The media URLs' signing secret stays across runs (dev/media-secret, not
 # in git), so that URLs an app kept keep working after a restart.
@@ -58,7 +76,11 @@ fi
 cat <<TXT
 
 The catalog listens on 127.0.0.1:9090 (gRPC) and the gateway on 127.0.0.1:8080.
-Development key (plan Pro on exercisedb, Ultra on exercisedb-video): $key
+Development key ($key_note; plan Pro on exercisedb, Ultra on exercisedb-video):
+
+$key
+
+Try it:
 
   curl -s -H 'X-Gateway-Key: $key' 'http://127.0.0.1:8080/api/v1/exercises?bodyParts=chest&limit=2'
 

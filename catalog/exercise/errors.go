@@ -42,6 +42,11 @@ const (
 	// FieldRelatedID is the id of the exercise a related listing is of,
 	// for adapters that name it apart from an exercise lookup's id.
 	FieldRelatedID = "relatedId"
+	// FieldIDs is the list of ids of a Fetch.
+	FieldIDs = "ids"
+	// FieldFilter is the filter as a whole, when a part of it that has no
+	// name of its own here is refused.
+	FieldFilter = "filter"
 )
 
 // A FieldError says what is wrong with one request field.

@@ -129,10 +129,13 @@ func model(f *File, flt Filter, p PageRequest) (Page, error) {
 	}
 	limit := cmp.Or(p.Limit, DefaultLimit)
 	reach := match
+	past := "" // under a cap, the catalogue's record right after the last reachable one
 	if p.RecordCap > 0 && len(match) > p.RecordCap {
 		reach = match[:p.RecordCap]
+		j, _ := slices.BinarySearchFunc(xs, reach[len(reach)-1].ID+"\x00", func(x Exercise, id string) int { return cmp.Compare(x.ID, id) })
+		past = xs[j].ID
 		for _, c := range []struct{ field, id string }{{FieldAfter, p.After}, {FieldBefore, p.Before}} {
-			if c.id != "" && c.id > reach[len(reach)-1].ID {
+			if c.id != "" && c.id > reach[len(reach)-1].ID && (c.field != FieldBefore || c.id != past) {
 				return Page{}, &CapError{Field: c.field, Value: c.id, RecordCap: p.RecordCap}
 			}
 		}
@@ -159,6 +162,9 @@ func model(f *File, flt Filter, p PageRequest) (Page, error) {
 	}
 	if len(page) > 0 && out.HasPreviousPage {
 		out.PreviousCursor = page[0].ID
+	}
+	if len(page) == 0 && out.HasPreviousPage && past != "" {
+		out.PreviousCursor = past
 	}
 	return out, nil
 }

@@ -91,7 +91,10 @@ func (c *Catalogue) List(f Filter, p PageRequest) (Page, error) {
 			return Page{}, err
 		}
 		total, end = p.RecordCap, last+1
-		if cur.set && cur.pos >= end {
+		// before may name the record just past the cap: every record
+		// before it is reachable, and it is the previousCursor of the
+		// empty page after the last reachable record.
+		if cur.set && (cur.pos > end || cur.pos == end && !cur.backward) {
 			return Page{}, &CapError{Field: cur.field, Value: cur.id, RecordCap: p.RecordCap}
 		}
 	}
@@ -186,6 +189,11 @@ func (w walk) forward(cur cursor) (Page, error) {
 		p.HasPreviousPage = w.total > 0 && w.set.Minimum() <= cur.pos
 	}
 	w.cursors(&p, first, last)
+	if len(p.Exercises) == 0 && p.HasPreviousPage && w.end < uint32(len(w.c.exercises)) {
+		// The empty page after the last record a cap reaches: the record
+		// past the cap pages back to it.
+		p.PreviousCursor = w.c.exercises[w.end].ID
+	}
 	return p, nil
 }
 

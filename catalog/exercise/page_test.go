@@ -78,7 +78,12 @@ func TestListCursorRules(t *testing.T) {
 		{name: "cap inside the page", req: PageRequest{RecordCap: 4}, want: []string{"a01", "a02", "a03", "a04"}, total: 4},
 		{name: "cap at the page edge", req: PageRequest{Limit: 4, RecordCap: 8, After: "a04"}, want: []string{"a05", "a06", "a07", "a08"}, total: 8, hasPrev: true, prev: "a05"},
 		{name: "cap one past the page edge", req: PageRequest{Limit: 4, RecordCap: 9, After: "a04"}, want: []string{"a05", "a06", "a07", "a08"}, total: 9, hasNext: true, next: "a08", hasPrev: true, prev: "a05"},
-		{name: "cursor at the cap", req: PageRequest{RecordCap: 4, After: "a04"}, want: []string{}, total: 4, hasPrev: true},
+		// The empty page after the last reachable record pages back with
+		// the record past the cap, which before accepts.
+		{name: "cursor at the cap", req: PageRequest{RecordCap: 4, After: "a04"}, want: []string{}, total: 4, hasPrev: true, prev: "a05"},
+		{name: "before the record past the cap", req: PageRequest{Limit: 3, RecordCap: 4, Before: "a05"}, want: []string{"a02", "a03", "a04"}, total: 4, hasPrev: true, prev: "a02"},
+		{name: "cap with filter, past the cap", filter: chest, req: PageRequest{Limit: 2, RecordCap: 3, After: "a05"}, want: []string{}, total: 3, hasPrev: true, prev: "a06"},
+		{name: "cap with filter, before the record past the cap", filter: chest, req: PageRequest{Limit: 2, RecordCap: 3, Before: "a06"}, want: []string{"a03", "a05"}, total: 3, hasPrev: true, prev: "a03"},
 		{name: "before the cap's last record", req: PageRequest{Limit: 2, RecordCap: 4, Before: "a04"}, want: []string{"a02", "a03"}, total: 4, hasNext: true, next: "a03", hasPrev: true, prev: "a02"},
 		{name: "cap with filter", filter: chest, req: PageRequest{Limit: 2, RecordCap: 3, After: "a03"}, want: []string{"a05"}, total: 3, hasPrev: true, prev: "a05"},
 		{name: "cap above the matches", filter: chest, req: PageRequest{RecordCap: 100, After: "a12"}, want: []string{}, total: 6, hasPrev: true},
@@ -155,7 +160,8 @@ func TestListErrors(t *testing.T) {
 				{FieldEquipments, "hammer", "is not a known equipment"},
 			}},
 		{name: "after beyond the cap", req: PageRequest{RecordCap: 4, After: "a05"}, cap: &CapError{FieldAfter, "a05", 4}},
-		{name: "before beyond the cap", filter: Filter{BodyParts: []string{"back"}}, req: PageRequest{RecordCap: 2, Before: "a05"}, cap: &CapError{FieldBefore, "a05", 2}},
+		{name: "before beyond the cap", filter: Filter{BodyParts: []string{"back"}}, req: PageRequest{RecordCap: 2, Before: "a06"}, cap: &CapError{FieldBefore, "a06", 2}},
+		{name: "after the record past the cap", filter: Filter{BodyParts: []string{"back"}}, req: PageRequest{RecordCap: 2, After: "a05"}, cap: &CapError{FieldAfter, "a05", 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,6 +273,18 @@ func checkWalk(t *testing.T, c *Catalogue, f *File, flt Filter, limit, cap int) 
 	// Backward from the end: the last page, then previousCursor until none.
 	if len(seen) == 0 {
 		return
+	}
+	if all, _ := model(f, flt, PageRequest{Limit: 1000}); cap > 0 && len(all.Exercises) > cap {
+		// Under a cap, the empty page after the last reachable record
+		// pages back to the last records.
+		end := listSame(t, c, f, flt, PageRequest{Limit: limit, RecordCap: cap, After: seen[len(seen)-1]})
+		if !end.HasPreviousPage || end.PreviousCursor == "" {
+			t.Fatalf("the page after the cap: hasPreviousPage %v, previousCursor %q", end.HasPreviousPage, end.PreviousCursor)
+		}
+		back := listSame(t, c, f, flt, PageRequest{Limit: limit, RecordCap: cap, Before: end.PreviousCursor})
+		if diff := cmp.Diff(seen[max(0, len(seen)-limit):], ids(back.Exercises)); diff != "" {
+			t.Fatalf("back from the page after the cap (-want +got):\n%s", diff)
+		}
 	}
 	last := seen[len(seen)-1]
 	backward := [][]string{forward[len(forward)-1]}

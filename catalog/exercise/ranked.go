@@ -420,7 +420,8 @@ func (c *Catalogue) rankedPage(r *ranked, limit int, cur cursor, recordCap int) 
 			return Page{}, &ArgumentError{Violations: []FieldError{{
 				Field: cur.field, Value: cur.id, Description: "is not a record of this list (a cursor must be the id of a record on one of its pages)",
 			}}}
-		case g >= reach:
+		case g > reach || g == reach && !cur.backward:
+			// before may name the first rank past the cap, as List allows.
 			return Page{}, &CapError{Field: cur.field, Value: cur.id, RecordCap: recordCap}
 		case cur.backward:
 			start, end = max(0, g-limit), g
@@ -441,6 +442,10 @@ func (c *Catalogue) rankedPage(r *ranked, limit int, cur cursor, recordCap int) 
 		if p.HasPreviousPage {
 			p.PreviousCursor = p.Exercises[0].ID
 		}
+	} else if p.HasPreviousPage && start == reach && reach < r.total {
+		// The empty page after the last rank a cap reaches: the rank past
+		// the cap pages back to it.
+		p.PreviousCursor = c.exercises[r.positions(reach, reach+1)[0]].ID
 	}
 	if r.key != "" {
 		c.account(r)

@@ -326,9 +326,22 @@ func TestRelatedErrors(t *testing.T) {
 			}
 		})
 	}
-	// The cursor at the cap's last record is still reachable.
-	if _, err := c.Related(Alternatives, "r00001", Filter{}, PageRequest{After: alts[1], RecordCap: 2}); err != nil {
+	// The cursor at the cap's last record is still reachable, and the
+	// empty page after it pages back with the rank past the cap, which
+	// before accepts (and after does not).
+	end, err := c.Related(Alternatives, "r00001", Filter{}, PageRequest{After: alts[1], RecordCap: 2})
+	if err != nil {
 		t.Fatalf("after the last reachable record: %v", err)
+	}
+	if len(end.Exercises) != 0 || !end.HasPreviousPage || end.PreviousCursor != alts[2] {
+		t.Fatalf("after the last reachable record: %+v, want an empty page whose previousCursor is %s", end, alts[2])
+	}
+	back, err := c.Related(Alternatives, "r00001", Filter{}, PageRequest{Before: end.PreviousCursor, RecordCap: 2})
+	if err != nil || !slices.Equal(ids(back.Exercises), alts[:2]) || back.HasNextPage {
+		t.Fatalf("before the rank past the cap: %v, %v; want %v and no next page", ids(back.Exercises), err, alts[:2])
+	}
+	if _, err := c.Related(Alternatives, "r00001", Filter{}, PageRequest{After: alts[2], RecordCap: 2}); !errors.Is(err, ErrBeyondRecordCap) {
+		t.Fatalf("after the rank past the cap: %v, want ErrBeyondRecordCap", err)
 	}
 }
 

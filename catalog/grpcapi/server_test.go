@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,39 @@ func TestListExercises(t *testing.T) {
 	}
 }
 
+// TestListExercisesByIDs checks ids on both encodings: the records in the
+// order given, each once, the unknown ids in missing_ids, the cap applied.
+func TestListExercisesByIDs(t *testing.T) {
+	h := start(t, true)
+	for _, json := range []bool{false, true} {
+		resp, err := h.client.ListExercises(context.Background(), &catalogv1.ListExercisesRequest{
+			Ids: []string{"pu", "nope", "bp", "pu", "gone"}, Json: json,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range resp.Exercises {
+			got = append(got, x.Id)
+		}
+		for _, x := range resp.ExercisesJson {
+			got = append(got, x.MediaKey) // the fixture's media keys name the ids
+		}
+		want := []string{"pu", "bp"}
+		if json {
+			want = []string{"exercises/pu", ""}
+		}
+		if diff := cmp.Diff(want, got); diff != "" || resp.Total != 2 || resp.HasNextPage || resp.NextCursor != "" ||
+			!slices.Equal(resp.MissingIds, []string{"nope", "gone"}) {
+			t.Errorf("json %v: %v (-want +got):\n%s", json, resp, diff)
+		}
+	}
+	resp, err := h.client.ListExercises(context.Background(), &catalogv1.ListExercisesRequest{Ids: []string{"pu", "nope", "bp"}, RecordCap: 1})
+	if err != nil || len(resp.Exercises) != 1 || resp.Exercises[0].Id != "pu" || resp.Total != 1 || !slices.Equal(resp.MissingIds, []string{"nope"}) {
+		t.Errorf("capped at 1: %v, %v", resp, err)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	h := start(t, true)
 	ctx := context.Background()
@@ -167,6 +201,20 @@ func TestErrors(t *testing.T) {
 			code: codes.OutOfRange,
 			details: []any{&errdetails.ErrorInfo{Reason: ReasonBeyondRecordCap, Domain: ErrorDomain,
 				Metadata: map[string]string{"field": "after", "cursor": "pu", "record_cap": "1"}}},
+		},
+		{
+			name: "ids with a filter, a cursor and a relation",
+			call: func() error {
+				_, err := h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{Ids: []string{"bp"},
+					Filter: &catalogv1.ExerciseFilter{Name: "press"}, Before: "pu", Related: &catalogv1.Related{Id: "bp", Relation: catalogv1.Relation_RELATION_VARIATIONS}})
+				return err
+			},
+			code: codes.InvalidArgument,
+			details: []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+				{Field: "filter.name", Description: `"press" cannot be combined with ids, which names the records itself, all on one page`},
+				{Field: "before", Description: `"pu" cannot be combined with ids, which names the records itself, all on one page`},
+				{Field: "related.relation", Description: `"RELATION_VARIATIONS" cannot be combined with ids, which names the records itself, all on one page`},
+			}}},
 		},
 		{
 			name: "unknown exercise",

@@ -156,16 +156,28 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		Before:    req.GetBefore(),
 		RecordCap: int(req.GetRecordCap()),
 	}
-	var page exercise.Page
+	var (
+		page      exercise.Page
+		missing   []string
+		conflicts []exercise.FieldError // of ids with related
+	)
 	rel := req.GetRelated()
-	if rel != nil {
+	switch {
+	case len(req.GetIds()) > 0:
+		page, missing, err = c.Fetch(req.GetIds(), filter, pr)
+		if rel != nil {
+			conflicts = append(conflicts, exercise.FieldError{Field: exercise.FieldRelation, Value: rel.GetRelation().String(),
+				Description: "cannot be combined with ids, which names the records itself, all on one page"})
+		}
+	case rel != nil:
 		page, err = c.Related(relations[rel.GetRelation()], rel.GetId(), filter, pr)
 		relabelRelated(err, rel.GetRelation())
-	} else {
+	default:
 		page, err = c.List(filter, pr)
 	}
 	include, unknown := contentMask(req.GetInclude())
-	facets, badFacets := facetList(req.GetFacets(), rel != nil)
+	unknown = append(unknown, conflicts...)
+	facets, badFacets := facetList(req.GetFacets(), rel != nil || len(req.GetIds()) > 0)
 	unknown = append(unknown, badFacets...)
 	var counts []exercise.FacetCounts
 	if err == nil && len(facets) > 0 && len(unknown) == 0 {
@@ -184,6 +196,7 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		NextCursor:       page.NextCursor,
 		PreviousCursor:   page.PreviousCursor,
 		CatalogueVersion: c.Version(),
+		MissingIds:       missing,
 		IgnoredWords:     page.IgnoredWords,
 		Facets:           facetsProto(counts),
 	}
@@ -320,8 +333,9 @@ func contentMask(fields []catalogv1.ContentField) (content, []exercise.FieldErro
 }
 
 // facetList returns the facets asked for, each once, and a violation for
-// each number that names no facet, or for facets on a related list.
-func facetList(in []catalogv1.Facet, related bool) ([]exercise.Facet, []exercise.FieldError) {
+// each number that names no facet, or for facets on a list that is not
+// the general listing (related or ids).
+func facetList(in []catalogv1.Facet, notListing bool) ([]exercise.Facet, []exercise.FieldError) {
 	var (
 		out []exercise.Facet
 		bad []exercise.FieldError
@@ -339,9 +353,9 @@ func facetList(in []catalogv1.Facet, related bool) ([]exercise.Facet, []exercise
 				Description: "is not a facet (want FACET_BODY_PARTS, FACET_EQUIPMENTS, FACET_DIFFICULTY, FACET_EXERCISE_TYPES, FACET_TARGET_MUSCLES or FACET_MOVEMENT_PATTERNS)"})
 		}
 	}
-	if related && len(out) > 0 {
+	if notListing && len(out) > 0 {
 		bad = append(bad, exercise.FieldError{Field: fieldFacets, Value: out[0].String(),
-			Description: "cannot be combined with related: facets count the general listing"})
+			Description: "cannot be combined with related or ids: facets count the general listing"})
 	}
 	return out, bad
 }

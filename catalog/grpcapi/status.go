@@ -46,6 +46,8 @@ var fieldPaths = map[string]string{
 	exercise.FieldRelation:         "related.relation",
 	exercise.FieldRelatedID:        "related.id",
 	fieldInclude:                   "include",
+	exercise.FieldIDs:              "ids",
+	exercise.FieldFilter:           "filter",
 }
 
 // fieldInclude names ListExercisesRequest.include in a FieldError; the

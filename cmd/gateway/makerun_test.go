@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,9 +21,11 @@ import (
 
 // TestMakeRun runs dev/run.sh (make run) as a newcomer would: it says what
 // it builds and when it is ready, the curl line it prints works, a key
-// made with the README's command works against it at once, and a second
-// one beside it refuses naming the port. Its keys go to a temporary file
-// (GATEWAY_KEYS_FILE), not to dev/keys.yaml.
+// made with the README's command works against it at once, a second one
+// beside it refuses naming the port, and the development key, printed on
+// a line of its own, is the same on the next run. Its keys go to a
+// temporary file (GATEWAY_KEYS_FILE), not to dev/keys.yaml, and the
+// development key beside it.
 func TestMakeRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds both binaries")
@@ -38,52 +42,11 @@ func TestMakeRun(t *testing.T) {
 	}
 	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
 	env := append(os.Environ(), "GATEWAY_KEYS_FILE="+keysFile)
-	cmd := exec.Command("bash", filepath.Join(root, "dev/run.sh"))
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard // the servers' logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			t.Error("make run did not stop within 30s of Ctrl-C")
-		}
-	})
-
-	lines := make(chan string, 100)
-	go func() {
-		s := bufio.NewScanner(out)
-		for s.Scan() {
-			lines <- s.Text()
-		}
-		close(lines)
-		exited <- cmd.Wait()
-	}()
-	var said []string
-	var curl string
-	deadline := time.After(10 * time.Minute) // a first build downloads and compiles everything
-	for curl == "" || !strings.Contains(strings.Join(said, "\n"), "Ctrl-C stops both") {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				t.Fatalf("make run ended:\n%s", strings.Join(said, "\n"))
-			}
-			said = append(said, line)
-			if strings.Contains(line, "curl -s") {
-				curl = strings.TrimSpace(line)
-			}
-		case <-deadline:
-			t.Fatalf("make run not ready after 10 minutes:\n%s", strings.Join(said, "\n"))
+	said, stop := makeRun(t, root, env)
+	curl := ""
+	for _, line := range said {
+		if strings.Contains(line, "curl -s") {
+			curl = strings.TrimSpace(line)
 		}
 	}
 	if !strings.HasPrefix(said[0], "Building bin/") || !slicesContainsPrefix(said, "Built in ") {
@@ -120,6 +83,80 @@ func TestMakeRun(t *testing.T) {
 	if err == nil || !strings.Contains(string(msg), "127.0.0.1:8080 is taken") {
 		t.Errorf("a second make run: %v\n%s", err, msg)
 	}
+
+	// The key stands on a line of its own, is kept beside the keys file,
+	// and the next run prints it again.
+	if !slices.Contains(said, m[1]) {
+		t.Errorf("the key %s is not on a line of its own:\n%s", m[1], strings.Join(said, "\n"))
+	}
+	if kept, err := os.ReadFile(filepath.Join(filepath.Dir(keysFile), "dev-key")); err != nil || strings.TrimSpace(string(kept)) != m[1] {
+		t.Errorf("dev-key beside the keys file: %q, %v; want the key printed", kept, err)
+	}
+	stop()
+	again, _ := makeRun(t, root, env)
+	if !slices.Contains(again, m[1]) {
+		t.Errorf("the next make run does not print the same key %s:\n%s", m[1], strings.Join(again, "\n"))
+	}
+}
+
+// makeRun starts dev/run.sh with env and returns what it printed up to
+// "Ctrl-C stops both", and a function that stops it (Ctrl-C) and waits
+// for it to end; the test's end stops it too.
+func makeRun(t *testing.T, root string, env []string) ([]string, func()) {
+	t.Helper()
+	cmd := exec.Command("bash", filepath.Join(root, "dev/run.sh"))
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard // the servers' logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				t.Error("make run did not stop within 30s of Ctrl-C")
+			}
+		})
+	}
+	t.Cleanup(stop)
+
+	lines := make(chan string, 100)
+	go func() {
+		s := bufio.NewScanner(out)
+		for s.Scan() {
+			lines <- s.Text()
+		}
+		close(lines)
+		exited <- cmd.Wait()
+	}()
+	var said []string
+	deadline := time.After(10 * time.Minute) // a first build downloads and compiles everything
+	for !strings.Contains(strings.Join(said, "\n"), "Ctrl-C stops both") {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("make run ended:\n%s", strings.Join(said, "\n"))
+			}
+			said = append(said, line)
+		case <-deadline:
+			t.Fatalf("make run not ready after 10 minutes:\n%s", strings.Join(said, "\n"))
+		}
+	}
+	go func() { // keep draining, so that the script never blocks on its output
+		for range lines {
+		}
+	}()
+	return said, stop
 }
 
 func slicesContainsPrefix(lines []string, prefix string) bool {

@@ -105,6 +105,10 @@ type ListRequest struct {
 	// as it is, for the catalog to refuse: it never means no relation.
 	RelatedTo string
 	Relation  Relation
+	// IDs, when set, asks for the exercises they name, in this order, on
+	// one page, instead of a filtered listing: Filter, Limit, the cursors
+	// and Relation must then be zero.
+	IDs []string
 	// Facets are the facets to count, each once.
 	Facets []Facet
 }
@@ -146,6 +150,9 @@ type Page struct {
 	HasNextPage, HasPreviousPage bool
 	NextCursor, PreviousCursor   string // empty when absent
 	Version                      string
+	// MissingIDs are the request's IDs that name no exercise, in the
+	// order given.
+	MissingIDs []string
 	// IgnoredWords, for a search, are the words of the query it set
 	// aside; empty when it used them all.
 	IgnoredWords []string
@@ -319,6 +326,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		RecordCap: int32(req.RecordCap),
 		Include:   req.Include.fields(),
 		Json:      true,
+		Ids:       req.IDs,
 	}
 	for _, f := range req.Facets {
 		in.Facets = append(in.Facets, catalogv1.Facet(f))
@@ -347,6 +355,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		NextCursor:      r.NextCursor,
 		PreviousCursor:  r.PreviousCursor,
 		Version:         r.CatalogueVersion,
+		MissingIDs:      r.MissingIds,
 		IgnoredWords:    r.IgnoredWords,
 		Facets:          facetCounts(r.Facets),
 	}, nil

@@ -41,6 +41,7 @@ var params = map[string]struct{ name, allowed string }{
 	"filter.measure":           {"measure", ""},
 	"filter.name":              {"name", ""},
 	"filter.query":             {"q", ""},
+	"ids":                      {"ids", ""},
 }
 
 // toAPIError is the one switch from gRPC status to the public error.

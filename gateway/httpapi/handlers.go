@@ -29,6 +29,9 @@ type (
 		HasPreviousPage bool    `json:"hasPreviousPage"`
 		NextCursor      *string `json:"nextCursor"`
 		PreviousCursor  *string `json:"previousCursor"`
+		// MissingIDs are the ids of an ids= request that name no
+		// exercise; absent from other listings.
+		MissingIDs *[]string `json:"missingIds,omitempty"`
 		// Search is present whenever q is.
 		Search *searchMeta `json:"search,omitempty"`
 		// Facets is present whenever facets is.
@@ -101,6 +104,10 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 			PreviousCursor:  cursor(page.PreviousCursor),
 			Facets:          page.Facets,
 		}}
+		if req.IDs != nil {
+			missing := append([]string{}, page.MissingIDs...) // [] rather than null when none
+			body.Meta.MissingIDs = &missing
+		}
 		if req.Filter.Query != "" {
 			body.Meta.Search = &searchMeta{IgnoredWords: page.IgnoredWords}
 			if body.Meta.Search.IgnoredWords == nil {

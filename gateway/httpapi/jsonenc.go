@@ -38,6 +38,10 @@ func encode(v any) ([]byte, error) {
 		b = appendNullable(b, v.Meta.NextCursor)
 		b = append(b, `,"previousCursor":`...)
 		b = appendNullable(b, v.Meta.PreviousCursor)
+		if v.Meta.MissingIDs != nil {
+			b = append(b, `,"missingIds":`...)
+			b = appendStrings(b, *v.Meta.MissingIDs)
+		}
 		if v.Meta.Search != nil {
 			b = append(b, `,"search":{"ignoredWords":`...)
 			b = appendStrings(b, v.Meta.Search.IgnoredWords)
@@ -98,21 +102,6 @@ func (x *exerciseJSON) size() int { return exercisejson.Size(x.Head, x.Image, x.
 // MarshalJSON writes the exercise as encode does, for encoding/json.
 func (x exerciseJSON) MarshalJSON() ([]byte, error) { return x.append(nil), nil }
 
-// appendStrings appends ss as a JSON array; nil as null.
-func appendStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = exercisejson.AppendString(b, s)
-	}
-	return append(b, ']')
-}
-
 // facetsJSON is meta.facets: an object of the facets in the order asked,
 // each an object of its values, most records first.
 type facetsJSON []catalogclient.FacetCounts
@@ -146,4 +135,20 @@ func appendNullable(b []byte, s *string) []byte {
 		return append(b, "null"...)
 	}
 	return exercisejson.AppendString(b, *s)
+}
+
+// appendStrings writes a list of strings as encoding/json does: null for
+// a nil slice.
+func appendStrings(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = exercisejson.AppendString(b, s)
+	}
+	return append(b, ']')
 }

@@ -47,6 +47,9 @@ func FuzzEncode(f *testing.F) {
 			listBody{Success: more, Meta: meta{Total: total, HasNextPage: more, NextCursor: cursor, PreviousCursor: &id}, Data: []exerciseJSON{x, exercise(next, "", "", "")}},
 			exerciseBody{Success: true, Data: x},
 			listBody{Success: true, Data: []exerciseJSON{}},
+			listBody{Success: true, Meta: meta{MissingIDs: &[]string{id, name, next}}, Data: []exerciseJSON{x}},
+			listBody{Meta: meta{MissingIDs: &[]string{}}},
+			listBody{Meta: meta{MissingIDs: new([]string)}},
 			listBody{Meta: meta{Search: &searchMeta{IgnoredWords: []string{name, part}}, Facets: facetsJSON{
 				{Facet: catalogclient.FacetBodyParts, Values: []catalogclient.ValueCount{{Value: part, Count: total}, {Value: name, Count: 1}}},
 				{Facet: catalogclient.FacetMovementPatterns},

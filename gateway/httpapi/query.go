@@ -13,6 +13,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/apierror"
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
 	"github.com/exercisedb/exercisedb/gateway/queryparam"
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 // Public page sizes.
@@ -21,6 +22,8 @@ const (
 	maxLimit     = 25
 	// maxValues bounds the values of one filter parameter.
 	maxValues = 100
+	// maxIDs bounds the ids of one request.
+	maxIDs = 100
 )
 
 // filterParams are the filter parameters of the general listing, each with
@@ -46,6 +49,7 @@ type listParams struct {
 	name    bool // takes the name search
 	query   bool // takes q, the ranked search
 	include bool // takes include, the content fields to add
+	ids     bool // takes ids, the exercises to answer in one page
 	facets  bool // takes facets, the counts to add
 }
 
@@ -57,6 +61,7 @@ var (
 		name:    true,
 		query:   true,
 		include: true,
+		ids:     true,
 		facets:  true,
 	}
 	// relationParams are the general listing's but q: a relation list has
@@ -165,6 +170,9 @@ func (p listParams) names(paging bool) []string {
 	if p.query {
 		out = append(out, "q")
 	}
+	if p.ids {
+		out = append(out, "ids")
+	}
 	if p.include {
 		out = append(out, "include")
 	}
@@ -190,16 +198,7 @@ func parseList(raw string, p listParams) (listQuery, error) {
 	}
 	req := listQuery{ListRequest: catalogclient.ListRequest{Limit: defaultLimit}}
 	for _, name := range p.filters {
-		var items []string
-		for _, v := range values[name] { // repeats add alternatives, like commas
-			for _, item := range strings.Split(v, ",") {
-				// Blank items are dropped (docs/api.md), so a trailing comma
-				// never counts against the bound.
-				if strings.TrimSpace(item) != "" {
-					items = append(items, item)
-				}
-			}
-		}
+		items := listItems(values[name])
 		if len(items) > maxValues {
 			return req, badRequest("%s has %d values; at most %d are allowed.", name, len(items), maxValues)
 		}
@@ -248,7 +247,65 @@ func parseList(raw string, p listParams) (listQuery, error) {
 	if req.After != "" && req.Before != "" {
 		return req, badRequest("Send either after or before, not both: after pages forward, before pages backward.")
 	}
+	if p.ids {
+		return req, parseIDs(values, &req)
+	}
 	return req, nil
+}
+
+// listItems returns the comma-separated items of a parameter's values
+// (a repeat adds items, like a comma), blank ones dropped, so a
+// trailing comma never counts against a bound.
+func listItems(values []string) []string {
+	var items []string
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			if strings.TrimSpace(item) != "" {
+				items = append(items, item)
+			}
+		}
+	}
+	return items
+}
+
+// parseIDs reads ids into req: 1 to maxIDs exercise ids, answered in the
+// order given on one page, so that a query that also filters, searches
+// or pages is refused, naming what it combined ids with.
+func parseIDs(values url.Values, req *listQuery) error {
+	ids := listItems(values["ids"])
+	if len(ids) == 0 {
+		return nil // no items: as if absent, like a filter
+	}
+	if len(ids) > maxIDs {
+		return badRequest("ids has %d values; at most %d are allowed.", len(ids), maxIDs)
+	}
+	var conflicts []string
+	for name, field := range filterParams {
+		if len(*field(&req.Filter)) > 0 {
+			conflicts = append(conflicts, name)
+		}
+	}
+	slices.Sort(conflicts)
+	for _, p := range []struct {
+		name string
+		set  bool
+	}{
+		{"name", req.Filter.Name != ""}, {"q", req.Filter.Query != ""}, {"limit", values.Has("limit")},
+		{"after", req.After != ""}, {"before", req.Before != ""}, {"facets", len(req.Facets) > 0},
+	} {
+		if p.set {
+			conflicts = append(conflicts, p.name)
+		}
+	}
+	if len(conflicts) > 0 {
+		return badRequest("ids cannot be combined with %s: ids answers the exercises it names, in the order given, all on one page; send ids alone (include may be added).",
+			english.List(conflicts, "or"))
+	}
+	for i, id := range ids {
+		ids[i] = strings.TrimSpace(id)
+	}
+	req.IDs, req.Limit = ids, 0
+	return nil
 }
 
 // listQuery is a listing's request: what the catalog is asked, and
@@ -289,6 +346,10 @@ func listKey(req *listQuery) string {
 	}
 	for _, v := range []string{f.Name, f.Query, req.After, req.Before} {
 		b = appendPart(b, v)
+	}
+	b = binary.AppendUvarint(b, uint64(len(req.IDs)))
+	for _, id := range req.IDs {
+		b = appendPart(b, id)
 	}
 	b = binary.AppendUvarint(b, uint64(req.Include))
 	b = binary.AppendUvarint(b, uint64(len(req.Facets)))

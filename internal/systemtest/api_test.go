@@ -76,6 +76,13 @@ func TestAPI(t *testing.T) {
 		{name: "head", req: request{method: "HEAD", path: "/api/v1/bodyparts", keyID: "key_mega"}},
 		{name: "host-header-resolves-product", req: request{path: "/api/v1/exercisetypes", keyID: "key_video", host: "-", headers: map[string]string{"Host": "VIDEO.example.test:443"}}},
 		{name: "record-cap-total", req: request{path: chest3, keyID: "key_basic"}},
+		// The empty page after the last record the cap reaches, and back.
+		{name: "record-cap-page-after-last", req: request{path: chest3 + "&after=humnn3ws", keyID: "key_basic"}},
+		{name: "record-cap-back-from-page-after-last", req: request{path: chest3 + "&before=" + idAfter(t, "humnn3ws"), keyID: "key_basic"}},
+		// Several exercises by id: in the order given, unknown ones in
+		// meta.missingIds, include applied; the cap keeps the first found.
+		{name: "exercises-ids", req: request{path: "/api/v1/exercises?ids=uy34skpt,%20zzzzzzzz,humnn3ws,,uy34skpt,a.b&include=tips", keyID: "key_pro"}},
+		{name: "exercises-ids-capped", req: request{path: "/api/v1/exercises?ids=uy34skpt,2u3xkyps,zzzzzzzz,humnn3ws,bykvsiz3", keyID: "key_capped", host: "video.example.test"}},
 		{name: "cors-preflight", opts: options{cors: []string{"https://app.example.com"}}, req: request{method: "OPTIONS", path: "/api/v1/bodyparts", host: "-",
 			headers: map[string]string{"Origin": "https://app.example.com", "Access-Control-Request-Method": "GET"}}},
 		{name: "cors-preflight-refused-origin", opts: options{cors: []string{"https://app.example.com"}}, req: request{method: "OPTIONS", path: "/api/v1/bodyparts", host: "-",
@@ -111,6 +118,8 @@ func TestAPI(t *testing.T) {
 		{name: "quota-used-up", before: []request{{path: "/api/v1/bodyparts", keyID: "key_ultra"}},
 			req: request{path: "/api/v1/bodyparts", keyID: "key_ultra"}},
 		{name: "unknown-parameter", req: request{path: "/api/v1/exercises?bodypart=chest&limit=2", keyID: "key_pro"}},
+		{name: "ids-with-filters-and-cursor", req: request{path: "/api/v1/exercises?ids=humnn3ws&q=press&bodyParts=chest&limit=2&after=uy34skpt", keyID: "key_pro"}},
+		{name: "ids-too-many", req: request{path: "/api/v1/exercises?ids=" + strings.Repeat("humnn3ws,", 101), keyID: "key_pro"}},
 		{name: "parameter-on-reference-list", req: request{path: "/api/v1/muscles?limit=2", keyID: "key_pro"}},
 		{name: "limit-zero", req: request{path: "/api/v1/exercises?limit=0", keyID: "key_pro"}},
 		{name: "limit-too-big", req: request{path: "/api/v1/exercises?limit=26", keyID: "key_pro"}},
@@ -251,6 +260,36 @@ func idOf(t *testing.T, name string) string {
 	}
 	t.Fatalf("no exercise %q in the test catalogue", name)
 	return ""
+}
+
+// catalogueIDs returns the ids of the test catalogue, in ascending order.
+func catalogueIDs(t testing.TB) []string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/catalogue.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Exercises []struct{ ID string } }
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, x := range f.Exercises {
+		ids = append(ids, x.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// idAfter returns the test catalogue's id that follows id.
+func idAfter(t *testing.T, id string) string {
+	t.Helper()
+	ids := catalogueIDs(t)
+	i, found := slices.BinarySearch(ids, id)
+	if !found || i+1 == len(ids) {
+		t.Fatalf("no id follows %q in the test catalogue", id)
+	}
+	return ids[i+1]
 }
 
 // etagOf returns the ETag the Mega key gets for path.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -310,5 +312,23 @@ func TestClientRelations(t *testing.T) {
 	var apiErr *client.Error
 	if _, err := pro.ListAlternatives(ctx, "zzzzzzzz", client.Query{}); !errors.As(err, &apiErr) || apiErr.Status != 404 {
 		t.Fatalf("alternatives of an unknown id: %v, want a 404 *client.Error", err)
+	}
+}
+
+// TestClientCodesMatchDocs holds the client's error codes to the list
+// /docs/errors serves: one constant for every code, with its status.
+func TestClientCodesMatchDocs(t *testing.T) {
+	s := start(t, options{})
+	_, body := s.do(t, request{path: "/docs/errors", host: "-"})
+	docs := map[int]string{}
+	for _, m := range regexp.MustCompile(`>(\d{3}) ([A-Z_]+)</a>`).FindAllStringSubmatch(string(body), -1) {
+		status, _ := strconv.Atoi(m[1])
+		docs[status] = m[2]
+	}
+	if len(docs) == 0 {
+		t.Fatalf("no codes found in /docs/errors:\n%s", body)
+	}
+	if diff := cmp.Diff(docs, client.Codes()); diff != "" {
+		t.Errorf("(-/docs/errors +client.Codes):\n%s", diff)
 	}
 }

@@ -31,6 +31,9 @@ func FuzzGateway(f *testing.F) {
 	f.Add(0, "q=%E2%80%A8%F0%9F%92%AA%20pull&q=x&limit=2", "api.example.test", "key_mega", "", "", "GET")
 	f.Add(10, "include=steps&equipments=body%20weight&after=bykvsiz3", "api.example.test", "key_mega", "", "", "GET")
 	f.Add(11, "include=\xff,description&limit=1&before=humnn3ws", "api.example.test", "key_mega", "", "", "HEAD")
+	f.Add(0, "ids=humnn3ws,%20zzzzzzzz,,a.b,humnn3ws&include=tips,media", "api.example.test", "key_pro", "", "", "GET")
+	f.Add(0, "ids=uy34skpt,2u3xkyps,humnn3ws,bykvsiz3&ids=x&q=press&after=humnn3ws", "video.example.test", "key_capped", "", "", "GET")
+	f.Add(0, "ids=%2C%2C&ids=&limit=3", "api.example.test", "key_mega", "", "", "GET")
 	s := start(f, options{})
 	f.Fuzz(func(t *testing.T, path int, rawQuery, host, keyID, ifNoneMatch, ifMatch, method string) {
 		if path < 0 {

@@ -49,6 +49,7 @@ var testKeys = map[string]struct {
 	"key_disabled": {"exdb_disabled_test_key", "{exercisedb: Mega}", true},
 	"key_video":    {"exdb_video_test_key", "{exercisedb-video: Mega}", false},
 	"key_noplan":   {"exdb_noplan_test_key", "{exercisedb: Gold}", false},
+	"key_capped":   {"exdb_capped_test_key", "{exercisedb-video: Pro}", false},
 }
 
 // clock is the fixed instant of the limiters, so headers are reproducible.

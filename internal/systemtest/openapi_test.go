@@ -341,7 +341,7 @@ func TestOpenAPIValidatorCatchesDrift(t *testing.T) {
 		{name: "numeric-cursor", resp: page, body: edit(pageBody, func(m map[string]any) { meta(m)["nextCursor"] = 7 })},
 		{name: "success-false", resp: page, body: edit(pageBody, func(m map[string]any) { m["success"] = false })},
 		{name: "page-too-long", resp: page, body: edit(pageBody, func(m map[string]any) {
-			m["data"] = slices.Repeat(m["data"].([]any), 9)
+			m["data"] = slices.Repeat(m["data"].([]any), 34) // beyond the 100 of an ids page
 		})},
 		{name: "wrong-code", resp: fail, body: edit(failBody, func(m map[string]any) { errorOf(m)["code"] = "FORBIDDEN" })},
 		{name: "bad-request-id", resp: fail, body: edit(failBody, func(m map[string]any) { errorOf(m)["requestId"] = "req_1" })},

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // maxBody bounds the size of a response the client reads.
@@ -27,10 +28,18 @@ const userAgent = "exercisedb-go-client/1"
 // Client calls the public API with one key. It is safe for concurrent
 // use.
 type Client struct {
-	base string // the base URL, without a trailing slash
-	key  string
-	host string // X-Gateway-Host, if not empty
-	hc   *http.Client
+	base   string // the base URL, without a trailing slash
+	key    string
+	host   string // X-Gateway-Host, if not empty
+	hc     *http.Client
+	retry  RetryPolicy
+	pacing Pacing
+	pace   pacer
+
+	// The clock and the dice, replaced by tests.
+	now    func() time.Time
+	sleep  func(context.Context, time.Duration) error
+	jitter func(time.Duration) time.Duration
 }
 
 // An Option configures a Client.
@@ -59,13 +68,15 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("client: base URL %q: want http or https, a host, and neither query nor fragment", baseURL)
 	}
-	c := &Client{base: strings.TrimRight(baseURL, "/"), key: key, hc: http.DefaultClient}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), key: key, hc: http.DefaultClient, retry: DefaultRetryPolicy,
+		now: time.Now, sleep: sleep, jitter: randomJitter}
 	for _, opt := range opts {
 		opt(c)
 	}
 	if c.hc == nil {
 		c.hc = http.DefaultClient
 	}
+	c.retry.Attempts = max(c.retry.Attempts, 1)
 	return c, nil
 }
 
@@ -162,6 +173,9 @@ type Meta struct {
 	// (null in the JSON).
 	NextCursor     string `json:"nextCursor"`
 	PreviousCursor string `json:"previousCursor"`
+	// MissingIDs are, for a query by IDs, the ids that name no exercise,
+	// in the order given.
+	MissingIDs []string `json:"missingIds,omitempty"`
 }
 
 // Page is one page of a listing.
@@ -221,6 +235,12 @@ type Query struct {
 	After, Before string
 	// Include adds these content fields to each exercise.
 	Include []Field
+	// IDs asks for these exercises (1 to 100; ListExercises, Exercises
+	// only), in this order, on one page and as one request against the
+	// plan's limits: a saved workout in one call. Ids that name no
+	// exercise come back in Meta.MissingIDs. Only Include may be set with
+	// it.
+	IDs []string
 }
 
 // BodyPartsQuery selects a page of the listing by body parts
@@ -252,6 +272,9 @@ func (q Query) values() url.Values {
 	}
 	if q.Q != "" {
 		v.Set("q", q.Q)
+	}
+	if len(q.IDs) > 0 {
+		v.Set("ids", strings.Join(q.IDs, ","))
 	}
 	include(v, q.Include)
 	paging(v, q.Limit, q.After, q.Before)
@@ -301,12 +324,20 @@ func (c *Client) ListExercisesByBodyParts(ctx context.Context, q BodyPartsQuery)
 }
 
 // Exercises iterates over the general listing from the page q selects,
-// following NextCursor until HasNextPage is false. A failed request ends
-// the iteration with its error (an *Error for an error response); nothing
-// is retried. Each range over the sequence starts again from q.
+// following NextCursor until HasNextPage is false. Unless WithPacing says
+// otherwise, it waits between pages as the plan's rate limit requires;
+// each request is retried as the client's RetryPolicy says. A request
+// that still fails ends the iteration with its error (an *Error for an
+// error response). Each range over the sequence starts again from q.
 func (c *Client) Exercises(ctx context.Context, q Query) iter.Seq2[Exercise, error] {
+	ctx = paced(ctx)
 	return walkQuery(q, func(q Query) (*Page, error) { return c.ListExercises(ctx, q) })
 }
+
+// pacedKey marks the context of an iterator's requests.
+type pacedKey struct{}
+
+func paced(ctx context.Context) context.Context { return context.WithValue(ctx, pacedKey{}, true) }
 
 // walkQuery walks the pages that list returns from q on.
 func walkQuery(q Query, list func(Query) (*Page, error)) iter.Seq2[Exercise, error] {
@@ -349,18 +380,21 @@ func (c *Client) related(ctx context.Context, id, relation string, q Query) (*Pa
 // Variations iterates over the variations of the exercise id as
 // Exercises does over the general listing.
 func (c *Client) Variations(ctx context.Context, id string, q Query) iter.Seq2[Exercise, error] {
+	ctx = paced(ctx)
 	return walkQuery(q, func(q Query) (*Page, error) { return c.ListVariations(ctx, id, q) })
 }
 
 // Alternatives iterates over the alternatives to the exercise id, best
 // first, as Exercises does over the general listing.
 func (c *Client) Alternatives(ctx context.Context, id string, q Query) iter.Seq2[Exercise, error] {
+	ctx = paced(ctx)
 	return walkQuery(q, func(q Query) (*Page, error) { return c.ListAlternatives(ctx, id, q) })
 }
 
 // ExercisesByBodyParts iterates over the listing by body parts as
 // Exercises does over the general one.
 func (c *Client) ExercisesByBodyParts(ctx context.Context, q BodyPartsQuery) iter.Seq2[Exercise, error] {
+	ctx = paced(ctx)
 	return walk(func(after string) (*Page, error) {
 		pq := q
 		if after != "" {
@@ -507,15 +541,55 @@ func list[T any](ctx context.Context, c *Client, path string) ([]T, error) {
 }
 
 // get sends a GET request and decodes a 200 response's body into out;
-// any other status is an *Error.
+// any other status is an *Error. It waits first if the call is paced and
+// the rate limit requires, and sends the request again after a 429 or a
+// 503 as the RetryPolicy says.
 func (c *Client) get(ctx context.Context, path string, query url.Values, out any) error {
 	target := c.base + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
+	pace := c.pacing == PaceAlways || c.pacing == PaceIterators && ctx.Value(pacedKey{}) != nil
+	for attempt := 0; ; attempt++ {
+		if pace {
+			if err := c.sleep(ctx, c.pace.delay(c.now())); err != nil {
+				return err
+			}
+		}
+		resp, body, err := c.send(ctx, target)
+		if err != nil {
+			return fmt.Errorf("client: GET %s: %w", path, err)
+		}
+		c.pace.observe(resp.Header, c.now())
+		if resp.StatusCode == http.StatusOK {
+			if err := json.Unmarshal(body, out); err != nil {
+				return fmt.Errorf("client: GET %s: decoding the response: %w", path, err)
+			}
+			return nil
+		}
+		apiErr := responseError(resp, body)
+		if !retryable(resp.StatusCode) || attempt+1 >= c.retry.Attempts {
+			return apiErr
+		}
+		wait := c.retry.retryDelay(attempt, apiErr.RetryAfter, c.jitter)
+		if wait > c.retry.MaxWait || c.sleep(ctx, wait) != nil {
+			return apiErr // the refusal says more than the wait not taken
+		}
+	}
+}
+
+// retryable reports whether a response of this status is worth sending
+// again: the rate limit refused it, or the catalogue was unavailable.
+func retryable(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
+}
+
+// send sends one GET request and reads the response; a status other than
+// 200 is no error here, but a body too large to read is.
+func (c *Client) send(ctx context.Context, target string) (*http.Response, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return fmt.Errorf("client: %w", err)
+		return nil, nil, err
 	}
 	req.Header.Set("X-Gateway-Key", c.key)
 	if c.host != "" {
@@ -525,21 +599,15 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, out any
 	req.Header.Set("User-Agent", userAgent)
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("client: GET %s: %w", path, err)
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err == nil && len(body) > maxBody {
 		err = fmt.Errorf("the response is larger than %d bytes", maxBody)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return responseError(resp, body)
+	if err != nil && resp.StatusCode == http.StatusOK {
+		return nil, nil, err
 	}
-	if err != nil {
-		return fmt.Errorf("client: GET %s: %w", path, err)
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("client: GET %s: decoding the response: %w", path, err)
-	}
-	return nil
+	return resp, body, nil
 }

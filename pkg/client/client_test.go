@@ -162,13 +162,35 @@ func writeEnvelope(w http.ResponseWriter, status int, code, message string) {
 	}})
 }
 
+// newClient returns a client of srv whose waits (pacing, retries) do not
+// sleep: see waits.
 func newClient(t *testing.T, srv *httptest.Server, opts ...Option) *Client {
 	t.Helper()
 	c, err := New(srv.URL+"/", testKey, append([]Option{WithHTTPClient(srv.Client())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	waits(c)
 	return c
+}
+
+// waits makes c's clock stand still and its waits return at once, and
+// returns the record of the waits it was asked for (zero ones left out).
+func waits(c *Client) *[]time.Duration {
+	var mu sync.Mutex
+	var out []time.Duration
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	c.now = func() time.Time { return now }
+	c.jitter = func(time.Duration) time.Duration { return 0 }
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		if d > 0 {
+			mu.Lock()
+			out = append(out, d)
+			mu.Unlock()
+		}
+		return ctx.Err()
+	}
+	return &out
 }
 
 func TestNew(t *testing.T) {
@@ -405,6 +427,7 @@ func newClientKey(t *testing.T, srv *httptest.Server, key string) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waits(c)
 	return c
 }
 
@@ -510,6 +533,7 @@ func TestIterators(t *testing.T) {
 	})
 	t.Run("error-ends-the-walk", func(t *testing.T) {
 		reset()
+		c := newClient(t, srv, WithRetry(RetryPolicy{Attempts: 1}))
 		var calls atomic.Int32
 		f.answer(func(w http.ResponseWriter, r *http.Request) {
 			if calls.Add(1) == 2 {

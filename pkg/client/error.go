@@ -9,25 +9,45 @@ import (
 	"time"
 )
 
-// Codes of the error envelope, one per HTTP status.
+// Codes of the error envelope, one per HTTP status, as /docs/errors
+// lists them.
 const (
-	CodeBadRequest         = "BAD_REQUEST"
-	CodeUnauthorized       = "UNAUTHORIZED"
-	CodeForbidden          = "FORBIDDEN"
-	CodeNotFound           = "NOT_FOUND"
-	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
-	CodeConflict           = "CONFLICT"
-	CodePreconditionFailed = "PRECONDITION_FAILED"
-	CodeTooManyRequests    = "TOO_MANY_REQUESTS"
-	CodeInternal           = "INTERNAL_SERVER_ERROR"
-	CodeServiceUnavailable = "SERVICE_UNAVAILABLE"
+	CodeBadRequest         = "BAD_REQUEST"           // 400
+	CodeUnauthorized       = "UNAUTHORIZED"          // 401
+	CodeForbidden          = "FORBIDDEN"             // 403
+	CodeNotFound           = "NOT_FOUND"             // 404
+	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"    // 405
+	CodeConflict           = "CONFLICT"              // 409
+	CodePreconditionFailed = "PRECONDITION_FAILED"   // 412
+	CodeContentTooLarge    = "CONTENT_TOO_LARGE"     // 413
+	CodeTooManyRequests    = "TOO_MANY_REQUESTS"     // 429
+	CodeInternal           = "INTERNAL_SERVER_ERROR" // 500
+	CodeServiceUnavailable = "SERVICE_UNAVAILABLE"   // 503
 )
+
+// Codes returns every code of the error envelope, by HTTP status.
+func Codes() map[int]string {
+	return map[int]string{
+		http.StatusBadRequest:            CodeBadRequest,
+		http.StatusUnauthorized:          CodeUnauthorized,
+		http.StatusForbidden:             CodeForbidden,
+		http.StatusNotFound:              CodeNotFound,
+		http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
+		http.StatusConflict:              CodeConflict,
+		http.StatusPreconditionFailed:    CodePreconditionFailed,
+		http.StatusRequestEntityTooLarge: CodeContentTooLarge,
+		http.StatusTooManyRequests:       CodeTooManyRequests,
+		http.StatusInternalServerError:   CodeInternal,
+		http.StatusServiceUnavailable:    CodeServiceUnavailable,
+	}
+}
 
 // Error is an error response of the API. Find it with errors.As:
 //
 //	var apiErr *client.Error
 //	if errors.As(err, &apiErr) && apiErr.Code == client.CodeTooManyRequests {
-//		time.Sleep(apiErr.RetryAfter)
+//		// Retried as the RetryPolicy allows, and still refused.
+//		log.Printf("over the plan's limits; the API asks to wait %v", apiErr.RetryAfter)
 //	}
 type Error struct {
 	// Status is the HTTP status code.

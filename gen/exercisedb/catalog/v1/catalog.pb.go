@@ -880,6 +880,13 @@ type ListExercisesRequest struct {
 	// rather than in exercises. A catalog older than this field fills
 	// exercises whatever it is, so a client reads whichever is filled.
 	Json bool `protobuf:"varint,8,opt,name=json,proto3" json:"json,omitempty"`
+	// When set, answers the exercises these ids name, in this order, on one
+	// page (a repeated id once, at its first place), instead of a filtered
+	// listing: 1 to 100 ids. Ids that name no exercise are reported in the
+	// reply's missing_ids. filter, limit, after, before and related must
+	// then be unset (each set one is INVALID_ARGUMENT naming it); include
+	// applies, and record_cap keeps the first record_cap records found.
+	Ids []string `protobuf:"bytes,10,rep,name=ids,proto3" json:"ids,omitempty"`
 	// Facets to count (see ListExercisesResponse.facets), each once;
 	// FACET_UNSPECIFIED is ignored, a number that names no facet is
 	// INVALID_ARGUMENT naming it. Cannot be combined with related.
@@ -972,6 +979,13 @@ func (x *ListExercisesRequest) GetJson() bool {
 		return x.Json
 	}
 	return false
+}
+
+func (x *ListExercisesRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
 }
 
 func (x *ListExercisesRequest) GetFacets() []Facet {
@@ -1120,6 +1134,9 @@ type ListExercisesResponse struct {
 	// The page's exercises, in the order of exercises, when the request set
 	// json; exercises is then empty.
 	ExercisesJson []*ExerciseJSON `protobuf:"bytes,8,rep,name=exercises_json,json=exercisesJson,proto3" json:"exercises_json,omitempty"`
+	// The ids of the request's ids that name no exercise, in the order
+	// given; empty for a filtered listing.
+	MissingIds []string `protobuf:"bytes,11,rep,name=missing_ids,json=missingIds,proto3" json:"missing_ids,omitempty"`
 	// For a search (filter.query), the words of the query set aside because
 	// no exercise matched them together with the others: first those that
 	// match nothing, then words that say how, then equipment and the like,
@@ -1213,6 +1230,13 @@ func (x *ListExercisesResponse) GetCatalogueVersion() string {
 func (x *ListExercisesResponse) GetExercisesJson() []*ExerciseJSON {
 	if x != nil {
 		return x.ExercisesJson
+	}
+	return nil
+}
+
+func (x *ListExercisesResponse) GetMissingIds() []string {
+	if x != nil {
+		return x.MissingIds
 	}
 	return nil
 }
@@ -2992,7 +3016,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
 	"laterality\x18\f \x03(\tR\n" +
 	"laterality\x12\x18\n" +
-	"\ameasure\x18\r \x03(\tR\ameasure\"\xfb\x02\n" +
+	"\ameasure\x18\r \x03(\tR\ameasure\"\x8d\x03\n" +
 	"\x14ListExercisesRequest\x12=\n" +
 	"\x06filter\x18\x01 \x01(\v2%.exercisedb.catalog.v1.ExerciseFilterR\x06filter\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x14\n" +
@@ -3002,7 +3026,9 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"record_cap\x18\x05 \x01(\x05R\trecordCap\x12=\n" +
 	"\ainclude\x18\x06 \x03(\x0e2#.exercisedb.catalog.v1.ContentFieldR\ainclude\x128\n" +
 	"\arelated\x18\a \x01(\v2\x1e.exercisedb.catalog.v1.RelatedR\arelated\x12\x12\n" +
-	"\x04json\x18\b \x01(\bR\x04json\x124\n" +
+	"\x04json\x18\b \x01(\bR\x04json\x12\x10\n" +
+	"\x03ids\x18\n" +
+	" \x03(\tR\x03ids\x124\n" +
 	"\x06facets\x18\t \x03(\x0e2\x1c.exercisedb.catalog.v1.FacetR\x06facets\"|\n" +
 	"\vFacetCounts\x122\n" +
 	"\x05facet\x18\x01 \x01(\x0e2\x1c.exercisedb.catalog.v1.FacetR\x05facet\x129\n" +
@@ -3010,7 +3036,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
 	"ValueCount\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x05R\x05count\"\xe0\x03\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"\x81\x04\n" +
 	"\x15ListExercisesResponse\x12=\n" +
 	"\texercises\x18\x01 \x03(\v2\x1f.exercisedb.catalog.v1.ExerciseR\texercises\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\"\n" +
@@ -3020,7 +3046,9 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"nextCursor\x12'\n" +
 	"\x0fprevious_cursor\x18\x06 \x01(\tR\x0epreviousCursor\x12+\n" +
 	"\x11catalogue_version\x18\a \x01(\tR\x10catalogueVersion\x12J\n" +
-	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\x12#\n" +
+	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\x12\x1f\n" +
+	"\vmissing_ids\x18\v \x03(\tR\n" +
+	"missingIds\x12#\n" +
 	"\rignored_words\x18\t \x03(\tR\fignoredWords\x12:\n" +
 	"\x06facets\x18\n" +
 	" \x03(\v2\".exercisedb.catalog.v1.FacetCountsR\x06facets\"|\n" +
