@@ -35,8 +35,8 @@ func TestCompose(t *testing.T) {
 				Target string            `yaml:"target"`
 				Args   map[string]string `yaml:"args"`
 			} `yaml:"build"`
-			Restart string `yaml:"restart"`
-			Image   string `yaml:"image"`
+			Restart     string            `yaml:"restart"`
+			Image       string            `yaml:"image"`
 			Environment map[string]string `yaml:"environment"`
 			Deploy      struct {
 				Replicas  int `yaml:"replicas"`
