@@ -74,6 +74,15 @@ func (c *Config) validate() error {
 	if err := c.AuthFailures.validate(); err != nil {
 		bad("auth_failures: %v", err)
 	}
+	if err := c.FreeLimits.PerKey.validate(); err != nil {
+		bad("free_limits.per_key: %v", err)
+	}
+	if err := c.FreeLimits.PerAddress.validate(); err != nil {
+		bad("free_limits.per_address: %v", err)
+	}
+	if c.Catalog.MaxInFlightPerKey < 0 {
+		bad("catalog.max_in_flight_per_key: must not be negative")
+	}
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		bad("log.format %q: want json or text", c.Log.Format)
 	}
