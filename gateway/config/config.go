@@ -444,25 +444,26 @@ func yamlKind(typ string) string {
 }
 
 // Redacted returns a copy safe to log: the passwords of the Redis and
-// PostgreSQL URLs are masked.
+// PostgreSQL URLs, the media signing secret and the admin token's hash
+// are masked (a hash lets anyone who reads it try tokens offline).
 func (c *Config) Redacted() Config {
 	out := *c
-	if u, err := url.Parse(c.RateLimit.RedisURL); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			out.RateLimit.RedisURL = u.String()
-		}
-	}
+	out.RateLimit.RedisURL = maskPassword(c.RateLimit.RedisURL)
 	out.KeysPostgresURL = maskPassword(c.KeysPostgresURL)
 	if out.Media.SigningSecret != "" {
 		out.Media.SigningSecret = "xxxxx"
 	}
+	if scheme, _, ok := strings.Cut(out.Admin.TokenHash, ":"); ok {
+		out.Admin.TokenHash = scheme + ":xxxxx"
+	} else if out.Admin.TokenHash != "" {
+		out.Admin.TokenHash = "xxxxx"
+	}
 	return out
 }
 
-// maskPassword masks the password of a PostgreSQL URL, in its user
-// information or its password parameter. What does not parse as a URL (a
-// key=value DSN, which validate refuses) is masked whole.
+// maskPassword masks the password of a Redis or PostgreSQL URL, in its
+// user information or its password parameter. What does not parse as a
+// URL (a key=value DSN, which validate refuses) is masked whole.
 func maskPassword(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" {
