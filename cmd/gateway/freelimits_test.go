@@ -28,10 +28,10 @@ func TestFreeLimitsFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = append(data, []byte(`free_limits:
+	data = []byte(strings.Replace(string(data), "free_limits:\n  per_key: {requests: 100000, per: 1s, burst: 100000}\n", `free_limits:
   per_key: {requests: 1, per: 1h, burst: 5}
   per_address: {requests: 1, per: 1h, burst: 5}
-`)...)
+`, 1))
 	if err := os.WriteFile(config, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
