@@ -292,8 +292,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	}
 	rep.Scenarios = append(rep.Scenarios, res)
 
-	// 7. Neighbours: a Pro key's listings that reach the catalog, at a
-	// steady rate, alone and then while a Mega key floods typo searches
+	// 7. Neighbours: a Pro key's requests of the mix, at a steady rate, alone and then while a Mega key floods typo searches
 	// as fast as it can (unmeasured): what one key's load does to another's
 	// latency (catalog.max_in_flight_per_key bounds it).
 	var proHeader http.Header
@@ -302,15 +301,18 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 			proHeader = h
 		}
 	}
+	// The Pro key's own requests of the realistic mix (checked above).
 	var proRequests, noise []request
-	for _, r := range cacheOff {
-		proRequests = append(proRequests, request{URL: r.URL, Header: proHeader})
+	for _, r := range mix {
+		if r.Header.Get("X-Gateway-Key") == proHeader.Get("X-Gateway-Key") && r.Header.Get("X-Gateway-Host") == proHeader.Get("X-Gateway-Host") {
+			proRequests = append(proRequests, r)
+		}
 	}
 	for _, p := range typoQueries(h.Vocab, 20000) {
 		noise = append(noise, request{URL: sys.gatewayURL + p, Header: megaHeaders[0]})
 	}
 	quiet := load{requests: proRequests, rate: neighbourRate, connections: m.o.latencyConnections}
-	res, err = m.scenario(ctx, scenarioQuiet, fmt.Sprintf("gateway: a Pro key's listings at %d req/s, alone", neighbourRate), quiet, gatewayWatch)
+	res, err = m.scenario(ctx, scenarioQuiet, fmt.Sprintf("gateway: a Pro key's requests of the mix at %d req/s, alone", neighbourRate), quiet, gatewayWatch)
 	if err != nil {
 		return err
 	}
