@@ -31,8 +31,8 @@ const (
 	// and scenarioMediaReference gin serving the same bytes.
 	scenarioMedia          = "media"
 	scenarioMediaReference = "media-reference"
-	// scenarioQuiet is a Pro key's requests of the mix at neighbourRate,
-	// alone; scenarioNoisy the same while a Mega key floods
+	// scenarioQuiet is a Pro key's listings that reach the catalog at
+	// neighbourRate, alone; scenarioNoisy the same while a Mega key floods
 	// typo searches.
 	scenarioQuiet = "neighbour-quiet"
 	scenarioNoisy = "neighbour-noisy"
