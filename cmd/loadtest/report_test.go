@@ -350,7 +350,7 @@ func TestWriteJSON(t *testing.T) {
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if len(got.Scenarios) != 8 || got.Scenarios[1].ID != scenarioListing || got.Scenarios[1].RPS != 17000 || got.Scenarios[1].P99 != 6 || got.Scenarios[1].Ratio != 0.85 {
+	if len(got.Scenarios) != 10 || got.Scenarios[1].ID != scenarioListing || got.Scenarios[1].RPS != 17000 || got.Scenarios[1].P99 != 6 || got.Scenarios[1].Ratio != 0.85 {
 		t.Errorf("scenarios = %+v", got.Scenarios)
 	}
 	if got.PageBytes != 3618 || got.PageGzipBytes != 902 {
@@ -362,7 +362,7 @@ func TestWriteJSON(t *testing.T) {
 	if got.Scenarios[0].CatalogCalls != nil || got.Scenarios[0].Servers[0].Alloc != nil {
 		t.Error("unknown figures (NaN) are not left out")
 	}
-	if len(got.Targets) != 7 || got.Targets[0].Result != "PASS" {
+	if len(got.Targets) != 8 || got.Targets[0].Result != "PASS" {
 		t.Errorf("targets = %+v", got.Targets)
 	}
 }
