@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,10 +35,16 @@ func TestCompose(t *testing.T) {
 				Target string            `yaml:"target"`
 				Args   map[string]string `yaml:"args"`
 			} `yaml:"build"`
-			Restart string `yaml:"restart"`
-			Image   string `yaml:"image"`
-			Deploy  struct {
-				Replicas int `yaml:"replicas"`
+			Restart     string            `yaml:"restart"`
+			Image       string            `yaml:"image"`
+			Environment map[string]string `yaml:"environment"`
+			Deploy      struct {
+				Replicas  int `yaml:"replicas"`
+				Resources struct {
+					Limits struct {
+						Memory string `yaml:"memory"`
+					} `yaml:"limits"`
+				} `yaml:"resources"`
 			} `yaml:"deploy"`
 			Healthcheck struct {
 				Test []string `yaml:"test"`
@@ -70,6 +78,7 @@ func TestCompose(t *testing.T) {
 		if s.Deploy.Replicas != 2 || s.Build.Args["CMD"] != name {
 			t.Errorf("%s: %d replicas, built from cmd/%s; want 2 from cmd/%s", name, s.Deploy.Replicas, s.Build.Args["CMD"], name)
 		}
+		checkMemLimit(t, name, s.Deploy.Resources.Limits.Memory, s.Environment["GOMEMLIMIT"])
 	}
 	for _, dep := range []string{"catalog", "redis"} {
 		if compose.Services["gateway"].DependsOn[dep].Condition != "service_healthy" {
@@ -111,6 +120,16 @@ func TestKubernetes(t *testing.T) {
 					Spec struct {
 						TerminationGracePeriodSeconds int `yaml:"terminationGracePeriodSeconds"`
 						Containers                    []struct {
+							Name string `yaml:"name"`
+							Env  []struct {
+								Name  string `yaml:"name"`
+								Value string `yaml:"value"`
+							} `yaml:"env"`
+							Resources struct {
+								Limits struct {
+									Memory string `yaml:"memory"`
+								} `yaml:"limits"`
+							} `yaml:"resources"`
 							Lifecycle struct {
 								PreStop struct {
 									Sleep struct {
@@ -130,6 +149,15 @@ func TestKubernetes(t *testing.T) {
 			t.Fatal(err)
 		}
 		kinds = append(kinds, doc.Kind+"/"+doc.Metadata.Name)
+		for _, c := range doc.Spec.Template.Spec.Containers {
+			gomemlimit := ""
+			for _, e := range c.Env {
+				if e.Name == "GOMEMLIMIT" {
+					gomemlimit = e.Value
+				}
+			}
+			checkMemLimit(t, c.Name, c.Resources.Limits.Memory, gomemlimit)
+		}
 		switch doc.Kind + "/" + doc.Metadata.Name {
 		case "Service/catalog":
 			if doc.Spec.ClusterIP != "None" {
@@ -168,4 +196,35 @@ func TestKubernetes(t *testing.T) {
 	if !slices.Equal(kinds, want) {
 		t.Errorf("objects = %v, want %v", kinds, want)
 	}
+}
+
+// checkMemLimit checks that a container with a memory limit sets
+// GOMEMLIMIT to 75-95% of it, so that the Go runtime collects before the
+// container is killed, leaving room for memory the runtime does not count.
+func checkMemLimit(t *testing.T, container, limit, gomemlimit string) {
+	t.Helper()
+	lim, ok := mebibytes(limit)
+	if !ok {
+		t.Errorf("%s: memory limit %q; want one in Mi or M", container, limit)
+		return
+	}
+	soft, ok := mebibytes(strings.TrimSuffix(gomemlimit, "B"))
+	if !ok {
+		t.Errorf("%s: GOMEMLIMIT %q; want one in MiB", container, gomemlimit)
+		return
+	}
+	if share := soft / lim; share < 0.75 || share > 0.95 {
+		t.Errorf("%s: GOMEMLIMIT %s is %.0f%% of the memory limit %s; want 75-95%%", container, gomemlimit, 100*share, limit)
+	}
+}
+
+// mebibytes reads a memory size in Mi (Kubernetes) or M (Compose, also
+// binary), as mebibytes.
+func mebibytes(s string) (float64, bool) {
+	n, ok := strings.CutSuffix(s, "Mi")
+	if !ok {
+		n, ok = strings.CutSuffix(s, "M")
+	}
+	v, err := strconv.ParseFloat(n, 64)
+	return v, ok && err == nil && v > 0
 }

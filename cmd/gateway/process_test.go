@@ -268,6 +268,9 @@ shutdown_timeout: 60s
 # The tests poll with keys that are refused until a reload: do not let
 # the failures block the address.
 auth_failures: {requests: 100000, per: 1s, burst: 100000}
+# They poll /api/v1/usage until its figures settle, as fast as it answers.
+free_limits:
+  per_key: {requests: 100000, per: 1s, burst: 100000}
 log:
   format: json
   level: info

@@ -40,6 +40,8 @@ catalog:
 keys_file: keys.yaml
 shutdown_timeout: 60s
 auth_failures: {requests: 100000, per: 1s, burst: 100000}
+free_limits:
+  per_key: {requests: 100000, per: 1s, burst: 100000}
 log:
   format: json
   level: info

@@ -86,7 +86,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer keyStore.Close()
-	auth := limit.Rate{Requests: cfg.AuthFailures.Requests, Per: cfg.AuthFailures.Per, Burst: cfg.AuthFailures.Burst}
+	auth := limitRate(cfg.AuthFailures)
 	limits, failures, closeLimits, err := limitStore(ctx, cfg.RateLimit, auth, reg, log)
 	if err != nil {
 		return err
@@ -149,6 +149,10 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		Tracing:        tracing,
 		CORSOrigins:    cfg.CORS.AllowedOrigins,
 		Usage:          meter,
+		FreeKeys:       limit.NewThrottle(limitRate(cfg.FreeLimits.PerKey), limit.MaxFailureAddrs, nil),
+		FreeAddrs:      limit.NewThrottle(limitRate(cfg.FreeLimits.PerAddress), limit.MaxFailureAddrs, nil),
+		InFlight:       inFlight(cfg.Catalog.MaxInFlightPerKey),
+		InFlightWait:   cfg.Catalog.Timeout,
 		Media: httpapi.MediaDeps{
 			Signer:  medialink.NewSigner(mediaSecret(cfg.Media.SigningSecret, log), publicURL(cfg)),
 			Cache:   httpapi.NewMediaCache(cfg.Media.Cache.MaxEntries, cfg.Media.Cache.MaxBytes),
@@ -216,6 +220,19 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	log.Info("gateway stopped")
 	return nil
+}
+
+// limitRate is a configured rate as the limiters take it.
+func limitRate(r config.Rate) limit.Rate {
+	return limit.Rate{Requests: r.Requests, Per: r.Per, Burst: r.Burst}
+}
+
+// inFlight is the cap of each key's requests under way, or nil for none.
+func inFlight(perKey int) *limit.InFlight {
+	if perKey == 0 {
+		return nil
+	}
+	return limit.NewInFlight(perKey)
 }
 
 // catalogDialOptions instruments the catalog connection: go-grpc-middleware's

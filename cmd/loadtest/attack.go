@@ -26,6 +26,10 @@ type load struct {
 	rate        int // per second; 0: as fast as possible
 	duration    time.Duration
 	connections int
+	// noise, if not empty, is sent as fast as possible on connections of
+	// its own for the whole scenario, warm-up included, and not measured:
+	// another client's load that the measured one shares the servers with.
+	noise []request
 }
 
 // cycles count the requests sent of a load's requests and of its tail.

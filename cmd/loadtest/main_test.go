@@ -117,11 +117,11 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("scenario %s (rate %d): generator %s, want %s", s.ID, s.Rate, s.Generator, want)
 		}
 	}
-	if got, want := strings.Join(ids, ","), "reference,listing,listing-gzip,media-reference,media,mix,cache-off,reference-end,half-rate,reference-half-rate"; got != want {
+	if got, want := strings.Join(ids, ","), "reference,listing,listing-gzip,media-reference,media,mix,cache-off,reference-end,half-rate,reference-half-rate,neighbour-quiet,neighbour-noisy"; got != want {
 		t.Errorf("scenarios %s, want %s", got, want)
 	}
-	if len(rep.Targets) != 7 {
-		t.Errorf("%d targets, want 7", len(rep.Targets))
+	if len(rep.Targets) != 8 {
+		t.Errorf("%d targets, want 8", len(rep.Targets))
 	}
 	for _, tr := range rep.Targets {
 		if tr.Result != "PASS" && tr.Result != "FAIL" {

@@ -115,6 +115,21 @@ func (m *measurer) scenario(ctx context.Context, id, name string, l load, ws []w
 		rate = fmt.Sprintf("%d req/s", l.rate)
 	}
 	m.progress("%s: %s warm-up, %s at %s (%s)", name, m.o.warmup, m.o.duration, rate, gen)
+	if len(l.noise) > 0 {
+		noise, _, err := m.newLoader(id+"-noise", load{requests: l.noise, connections: m.o.connections})
+		if err != nil {
+			return res, err
+		}
+		defer noise.close()
+		nctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			// Unmeasured: its figures and errors are not this scenario's.
+			_, _ = noise.attack(nctx, m.o.warmup+m.o.duration+time.Second)
+		}()
+		defer func() { stop(); <-done }()
+	}
 	if m.o.warmup > 0 {
 		if _, err := ld.attack(ctx, m.o.warmup); err != nil {
 			return res, fmt.Errorf("%s, warm-up: %w", name, err)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // kindWeights are the shares of the realistic mix, in percent: mostly
@@ -188,4 +189,43 @@ func cacheOffPaths(ids, variants []string, seed uint64) []string {
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
 	return paths
+}
+
+// typoQueries are n distinct searches of four reference names each, every
+// word with two neighbouring letters swapped, as a person typing fast
+// would: the searches that cost the catalog most per request (fuzzy
+// matching of every word), none repeated within n so that no cache helps.
+func typoQueries(v vocab, n int) []string {
+	var words []string
+	for _, list := range [][]string{v.Muscles, v.Equipments, v.BodyParts, v.ExerciseTypes} {
+		for _, name := range list {
+			words = append(words, strings.Fields(name)...)
+		}
+	}
+	var long []string
+	for _, w := range words {
+		if len(w) >= 5 {
+			long = append(long, strings.ToLower(w))
+		}
+	}
+	if len(long) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for i := 0; len(out) < n && i < 50*n; i++ {
+		q := make([]string, 4)
+		for j := range q {
+			w := []byte(long[(i*(j+3)+j*7)%len(long)])
+			k := 1 + (i+j)%(len(w)-2)
+			w[k], w[k+1] = w[k+1], w[k]
+			q[j] = string(w)
+		}
+		s := strings.Join(q, " ")
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, pathExercises+"?limit=10&q="+url.QueryEscape(s))
+		}
+	}
+	return out
 }

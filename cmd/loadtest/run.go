@@ -292,6 +292,42 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	}
 	rep.Scenarios = append(rep.Scenarios, res)
 
+	// 7. Neighbours: a Pro key's listings that reach the catalog, at a
+	// steady rate, alone and then while a Mega key floods typo searches
+	// as fast as it can (unmeasured): what one key's load does to another's
+	// latency (catalog.max_in_flight_per_key bounds it).
+	var proHeader http.Header
+	for i, h := range callerHeaders(cs) {
+		if cs[i].Plan == "Pro" && cs[i].Host == "" && proHeader == nil {
+			proHeader = h
+		}
+	}
+	// Listings that reach the catalog, after the first proIDs ids only: a
+	// cursor past the Pro plan's record cap (1,000) is a 403. (The mix's
+	// Pro requests would not do: the first scenario to send them would
+	// meet them cold, the second warm.)
+	const proIDs = 900
+	var proRequests, noise []request
+	for _, p := range cacheOffPaths(h.IDs[:min(proIDs, len(h.IDs))], variants, o.seed) {
+		proRequests = append(proRequests, request{URL: sys.gatewayURL + p, Header: proHeader})
+	}
+	for _, p := range typoQueries(h.Vocab, 20000) {
+		noise = append(noise, request{URL: sys.gatewayURL + p, Header: megaHeaders[0]})
+	}
+	quiet := load{requests: proRequests, rate: neighbourRate, connections: m.o.latencyConnections}
+	res, err = m.scenario(ctx, scenarioQuiet, fmt.Sprintf("gateway: a Pro key's listings (cache off) at %d req/s, alone", neighbourRate), quiet, gatewayWatch)
+	if err != nil {
+		return err
+	}
+	rep.Scenarios = append(rep.Scenarios, res)
+	noisy := quiet
+	noisy.noise = noise
+	res, err = m.scenario(ctx, scenarioNoisy, fmt.Sprintf("gateway: the same while a Mega key floods typo searches (%d connections)", m.o.connections), noisy, gatewayWatch)
+	if err != nil {
+		return err
+	}
+	rep.Scenarios = append(rep.Scenarios, res)
+
 	for _, w := range gatewayWatch {
 		if s, err := sampleProc(w.srv.pid()); err == nil {
 			rep.PeakRSS[w.name] = s.HWM

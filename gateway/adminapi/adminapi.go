@@ -176,6 +176,11 @@ func (a *api) methods(byMethod map[string]handler) http.Handler {
 
 func (a *api) serve(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Before any handler, so that no store sees an id it cannot take.
+		if err := checkText("id", r.PathValue("id")); err != nil {
+			a.fail(w, r, err)
+			return
+		}
 		if err := h(w, r); err != nil {
 			a.fail(w, r, a.clientError(err, r))
 		}
@@ -218,7 +223,13 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := apierror.From(err)
 	id, _ := r.Context().Value(requestIDKey{}).(string)
 	if e.Err != nil {
-		a.Log.Error("admin request failed", "request_id", id, "method", r.Method, "path", r.URL.Path,
+		// A client's fault (a body cut short, a Content-Length that lies)
+		// is no operator's concern: logged below ERROR.
+		level := slog.LevelError
+		if e.Status < http.StatusInternalServerError {
+			level = slog.LevelInfo
+		}
+		a.Log.Log(r.Context(), level, "admin request failed", "request_id", id, "method", r.Method, "path", r.URL.Path,
 			"status", e.Status, "err", e.Err.Error())
 	}
 	if e.RetryAfter > 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -554,9 +555,14 @@ func TestInvalidRow(t *testing.T) {
 }
 
 // TestTruncatedBody sends less body than Content-Length says: the 400
-// says so in its own words, never the reader's Go error.
+// says so in its own words, never the reader's Go error, and the log has
+// no ERROR line for a client's fault.
 func TestTruncatedBody(t *testing.T) {
-	srv, _ := newAPI(t, nil)
+	_, store := newAPI(t, nil)
+	var logged strings.Builder
+	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv := httptest.NewServer(New(Deps{Store: store, Products: mustProducts(t), TokenHash: admin.HashToken(token), Log: log}))
+	t.Cleanup(srv.Close)
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -571,5 +577,8 @@ func TestTruncatedBody(t *testing.T) {
 	b, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "could not be read to its end") || strings.Contains(string(b), "EOF") {
 		t.Errorf("%d %s, want a 400 in the API's words", res.StatusCode, b)
+	}
+	if strings.Contains(logged.String(), "level=ERROR") || !strings.Contains(logged.String(), "admin request failed") {
+		t.Errorf("log:\n%s\nwant the refusal logged below ERROR", logged.String())
 	}
 }

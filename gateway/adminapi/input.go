@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
@@ -146,19 +147,25 @@ func checkValue(dec *json.Decoder, body []byte, path string, fields []string, de
 	if err != nil {
 		return errMalformed
 	}
-	if _, ok := tok.(string); ok && !utf8.Valid(body[start:dec.InputOffset()]) {
-		return apierror.New(http.StatusBadRequest, "%s: not valid UTF-8.", cmp.Or(path, "The body"))
+	if _, ok := tok.(string); ok {
+		if err := checkString(cmp.Or(path, "The body"), body[start:dec.InputOffset()]); err != nil {
+			return err
+		}
 	}
 	switch tok {
 	case json.Delim('{'):
 		var names []string // in order, each once
 		count := map[string]int{}
 		for dec.More() {
+			nameStart := dec.InputOffset()
 			tok, err := dec.Token()
 			if err != nil {
 				return errMalformed
 			}
 			name, _ := tok.(string)
+			if err := checkString(cmp.Or(path, "The body")+"'s names", body[nameStart:dec.InputOffset()]); err != nil {
+				return err
+			}
 			if fields != nil && !slices.Contains(fields, name) {
 				return apierror.New(http.StatusBadRequest, "Unknown field %q: the fields are %s.", name, strings.Join(fields, ", "))
 			}
@@ -188,6 +195,77 @@ func checkValue(dec *json.Decoder, body []byte, path string, fields []string, de
 		}
 	}
 	return nil
+}
+
+// checkString refuses a JSON string whose text, raw as sent, no store can
+// keep as sent: bytes that are not UTF-8, or escapes of lone surrogates
+// (encoding/json would replace either silently). What a field's text may
+// hold beyond that is the store's to say (keys.InputError).
+func checkString(what string, raw []byte) error {
+	switch {
+	case !utf8.Valid(raw):
+		return apierror.New(http.StatusBadRequest, "%s: not valid UTF-8.", what)
+	case loneSurrogate(raw):
+		return apierror.New(http.StatusBadRequest, "%s: not valid UTF-8: an escape of a lone surrogate (\\ud800 to \\udfff without its pair).", what)
+	}
+	return nil
+}
+
+// checkText refuses text of the path or query (an id, a cursor) that is
+// not valid UTF-8 or holds a control character: no key's id does, and
+// PostgreSQL's text can neither hold NUL nor compare bytes that are not
+// UTF-8, so every store answers alike only if none sees them.
+func checkText(what, s string) error {
+	if !utf8.ValidString(s) {
+		return apierror.New(http.StatusBadRequest, "%s: not valid UTF-8.", what)
+	}
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		return apierror.New(http.StatusBadRequest, "%s: holds a control character (%U); remove it.", what, []rune(s[i:])[0])
+	}
+	return nil
+}
+
+// loneSurrogate reports whether the raw JSON string raw, quotes included,
+// holds a \u escape of a surrogate that is not a high one followed by a
+// low one.
+func loneSurrogate(raw []byte) bool {
+	pendingHigh := false
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			if pendingHigh {
+				return true
+			}
+			continue
+		}
+		if raw[i+1] != 'u' || i+6 > len(raw) {
+			if pendingHigh {
+				return true
+			}
+			i++ // an escaped character such as \\ or \"
+			continue
+		}
+		v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		i += 5
+		switch {
+		case err != nil:
+			return false // malformed: the decoder refused it already
+		case v >= 0xD800 && v < 0xDC00:
+			if pendingHigh {
+				return true
+			}
+			pendingHigh = true
+		case v >= 0xDC00 && v < 0xE000:
+			if !pendingHigh {
+				return true
+			}
+			pendingHigh = false
+		default:
+			if pendingHigh {
+				return true
+			}
+		}
+	}
+	return pendingHigh
 }
 
 // member names a member of the object at path: "products.exercisedb";

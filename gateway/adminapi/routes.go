@@ -107,6 +107,9 @@ func (a *api) list(w http.ResponseWriter, r *http.Request) error {
 	if ok && after == "" {
 		return apierror.New(http.StatusBadRequest, "after is empty: send meta.nextCursor of the previous page, or omit after for the first page.")
 	}
+	if err := checkText("after", after); err != nil {
+		return err
+	}
 	p, err := a.Store.List(r.Context(), after, limit)
 	if err != nil {
 		return err
@@ -311,7 +314,7 @@ func (a *api) checkProducts(products map[string]string) error {
 	return nil
 }
 
-var errExpiresAt = apierror.New(http.StatusBadRequest, "expiresAt: want an RFC 3339 time such as \"2027-01-31T00:00:00Z\", or null for none.")
+var errExpiresAt = apierror.New(http.StatusBadRequest, "expiresAt: want an RFC 3339 time such as \"2027-01-31T00:00:00Z\" (in UTC, years 0001 to 9999), or null for none.")
 
 // parseInstant reads an RFC 3339 time; nil is zero, no expiry.
 func parseInstant(s *string) (time.Time, error) {

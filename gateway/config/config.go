@@ -39,6 +39,9 @@ type Config struct {
 
 	// AuthFailures limits failed authentications per client address.
 	AuthFailures Rate `yaml:"auth_failures"`
+	// FreeLimits throttle, in each replica's memory, the requests that no
+	// plan counts.
+	FreeLimits FreeLimits `yaml:"free_limits"`
 	// ShutdownTimeout bounds how long requests in flight may run at shutdown.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 	Log             Log           `yaml:"log"`
@@ -146,6 +149,21 @@ type Catalog struct {
 	// TLS, when set, makes the connections to the catalog TLS; absent,
 	// they are plaintext.
 	TLS *CatalogTLS `yaml:"tls"`
+	// MaxInFlightPerKey is how many catalog calls one key may have under
+	// way at once on this replica; a request past it waits for one to end
+	// (within Timeout). 0: no cap.
+	MaxInFlightPerKey int `yaml:"max_in_flight_per_key"`
+}
+
+// FreeLimits are rates, kept in each replica's memory, for the requests
+// that no plan counts: a refusal costs no shared store anything.
+type FreeLimits struct {
+	// PerKey bounds a key's requests to free operations (/api/v1/usage),
+	// per product.
+	PerKey Rate `yaml:"per_key"`
+	// PerAddress bounds a client address's requests (IPv6 by /64) to the
+	// pages and media that need no key: /docs, /openapi.json, /media.
+	PerAddress Rate `yaml:"per_address"`
 }
 
 // CatalogTLS is TLS to the catalog, mTLS with a client certificate. File
@@ -365,12 +383,16 @@ func blameEnvironment(err error, fromEnv map[string]string) error {
 // defaults is the one place where defaults live.
 func defaults() *Config {
 	return &Config{
-		Listen:          "127.0.0.1:8080",
-		AdminListen:     "127.0.0.1:9091",
-		Catalog:         Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second, Streams: 4},
-		KeysFile:        "keys.yaml",
-		RateLimit:       RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
-		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
+		Listen:       "127.0.0.1:8080",
+		AdminListen:  "127.0.0.1:9091",
+		Catalog:      Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second, Streams: 4, MaxInFlightPerKey: 4},
+		KeysFile:     "keys.yaml",
+		RateLimit:    RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
+		AuthFailures: Rate{Requests: 10, Per: time.Minute, Burst: 10},
+		FreeLimits: FreeLimits{
+			PerKey:     Rate{Requests: 5, Per: time.Second, Burst: 10},
+			PerAddress: Rate{Requests: 100, Per: time.Second, Burst: 200},
+		},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
 		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 16 << 20},
@@ -422,25 +444,26 @@ func yamlKind(typ string) string {
 }
 
 // Redacted returns a copy safe to log: the passwords of the Redis and
-// PostgreSQL URLs are masked.
+// PostgreSQL URLs, the media signing secret and the admin token's hash
+// are masked (a hash lets anyone who reads it try tokens offline).
 func (c *Config) Redacted() Config {
 	out := *c
-	if u, err := url.Parse(c.RateLimit.RedisURL); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			out.RateLimit.RedisURL = u.String()
-		}
-	}
+	out.RateLimit.RedisURL = maskPassword(c.RateLimit.RedisURL)
 	out.KeysPostgresURL = maskPassword(c.KeysPostgresURL)
 	if out.Media.SigningSecret != "" {
 		out.Media.SigningSecret = "xxxxx"
 	}
+	if scheme, _, ok := strings.Cut(out.Admin.TokenHash, ":"); ok {
+		out.Admin.TokenHash = scheme + ":xxxxx"
+	} else if out.Admin.TokenHash != "" {
+		out.Admin.TokenHash = "xxxxx"
+	}
 	return out
 }
 
-// maskPassword masks the password of a PostgreSQL URL, in its user
-// information or its password parameter. What does not parse as a URL (a
-// key=value DSN, which validate refuses) is masked whole.
+// maskPassword masks the password of a Redis or PostgreSQL URL, in its
+// user information or its password parameter. What does not parse as a
+// URL (a key=value DSN, which validate refuses) is masked whole.
 func maskPassword(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" {

@@ -53,7 +53,7 @@ func TestParseSpecExample(t *testing.T) {
 	}
 	want := &Config{
 		Listen: "127.0.0.1:8080", AdminListen: "127.0.0.1:9091", DocsURL: "http://127.0.0.1:8080/docs",
-		Catalog:   Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second, Streams: 4},
+		Catalog:   Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second, Streams: 4, MaxInFlightPerKey: 4},
 		KeysFile:  "keys.yaml",
 		RateLimit: RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
 		Products: []Product{{
@@ -69,7 +69,11 @@ func TestParseSpecExample(t *testing.T) {
 				"Mega": {Operations: []string{"*"}},
 			},
 		}},
-		AuthFailures:    Rate{Requests: 10, Per: time.Minute, Burst: 10},
+		AuthFailures: Rate{Requests: 10, Per: time.Minute, Burst: 10},
+		FreeLimits: FreeLimits{
+			PerKey:     Rate{Requests: 5, Per: time.Second, Burst: 10},
+			PerAddress: Rate{Requests: 100, Per: time.Second, Burst: 200},
+		},
 		ShutdownTimeout: 10 * time.Second,
 		Log:             Log{Format: "json", Level: "info"},
 		ResponseCache:   ResponseCache{Enabled: true, MaxEntries: 2048, MaxBytes: 16 << 20},

@@ -61,6 +61,8 @@ func (c *Config) validate() error {
 	case "redis":
 		if u, err := url.Parse(c.RateLimit.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
 			bad("rate_limit.redis_url: want redis://host:port/db or rediss://...")
+		} else if q := u.Query(); q.Has("password") || q.Has("username") {
+			bad("rate_limit.redis_url: put the user and password in the URL's user information (redis://user:password@host:port/db, or redis://:password@... without a user), not in parameters")
 		}
 	default:
 		bad("rate_limit.store %q: want memory or redis", c.RateLimit.Store)
@@ -73,6 +75,15 @@ func (c *Config) validate() error {
 	}
 	if err := c.AuthFailures.validate(); err != nil {
 		bad("auth_failures: %v", err)
+	}
+	if err := c.FreeLimits.PerKey.validate(); err != nil {
+		bad("free_limits.per_key: %v", err)
+	}
+	if err := c.FreeLimits.PerAddress.validate(); err != nil {
+		bad("free_limits.per_address: %v", err)
+	}
+	if c.Catalog.MaxInFlightPerKey < 0 {
+		bad("catalog.max_in_flight_per_key: must not be negative")
 	}
 	if c.Log.Format != "json" && c.Log.Format != "text" {
 		bad("log.format %q: want json or text", c.Log.Format)

@@ -25,8 +25,10 @@ const (
 
 // guard applies the contract's order of checks (docs/errors.md) before an operation: product
 // (404), key (401, and 429 for addresses that fail too often), plan access
-// (403), rate limit and quota (429; not for a free operation). The route
-// itself (404/405) was checked by the router.
+// (403), rate limit and quota (429; for a free operation, the key's free
+// budget instead), then the key's share of requests in flight (429 after
+// waiting for a slot too long). The route itself (404/405) was checked by
+// the router.
 func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		st := stateOf(c)
@@ -40,13 +42,21 @@ func (a *api) guard(op plan.Operation) gin.HandlerFunc {
 				a.showLimits(c, st)
 			}
 		}
+		if err == nil && op.Free() {
+			err = a.throttleFree(st)
+		}
 		if err == nil && !op.Free() {
 			err = a.takeLimits(c, st)
+		}
+		var release func()
+		if err == nil {
+			release, err = a.holdShare(c, st)
 		}
 		if err != nil {
 			a.fail(c, err)
 			return
 		}
+		defer release()
 		c.Next()
 	}
 }

@@ -101,6 +101,7 @@ type metrics struct {
 	limits       *prometheus.CounterVec
 	authFailures *prometheus.CounterVec
 	cache        *prometheus.CounterVec
+	freeRefusals *prometheus.CounterVec
 	// cacheHit and cacheMiss are cache's children; series those of
 	// requests and latency, by route, product, plan and status, resolved
 	// once (WithLabelValues hashes its labels on every call).
@@ -164,11 +165,15 @@ func newMetrics(reg prometheus.Registerer, cache *respcache.Cache, media *byteca
 			Name: "exercisedb_gateway_response_cache_total",
 			Help: "Response cache lookups, by result (hit, miss).",
 		}, []string{"result"}),
+		freeRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "exercisedb_gateway_local_refusals_total",
+			Help: "Requests refused from this replica's memory alone, by limit (key: a key's free operations; address: pages and media per client address; in_flight: a key's requests under way at once).",
+		}, []string{"limit"}),
 		series: map[seriesKey]*series{},
 	}
 	m.cacheHit, m.cacheMiss = m.cache.WithLabelValues("hit"), m.cache.WithLabelValues("miss")
 	if reg != nil {
-		reg.MustRegister(m.requests, m.latency, m.limits, m.authFailures, m.cache)
+		reg.MustRegister(m.requests, m.latency, m.limits, m.authFailures, m.cache, m.freeRefusals)
 	}
 	if reg != nil && cache != nil {
 		reg.MustRegister(

@@ -59,6 +59,16 @@ type Deps struct {
 	Usage *usage.Meter
 	// Media signs the media URLs of responses and serves /media.
 	Media MediaDeps
+	// FreeKeys, if not nil, throttles each key's requests to free
+	// operations (per product), which no plan counts; FreeAddrs, if not
+	// nil, each client address's requests to the pages and media that need
+	// no key. Both answer from memory: a refusal reaches no store.
+	FreeKeys, FreeAddrs *limit.Throttle
+	// InFlight, if not nil, caps each key's requests under way at once,
+	// so that no key holds more than its share of the catalog; a request
+	// waits for a slot at most InFlightWait (default one second).
+	InFlight     *limit.InFlight
+	InFlightWait time.Duration
 }
 
 // api holds the dependencies of the handlers.
@@ -88,6 +98,9 @@ func New(d Deps) (http.Handler, error) {
 	}
 	if d.Media.Timeout <= 0 {
 		d.Media.Timeout = 30 * time.Second
+	}
+	if d.InFlightWait <= 0 {
+		d.InFlightWait = time.Second
 	}
 	a := &api{Deps: d, metrics: newMetrics(d.Metrics, d.Cache, d.Media.Cache)}
 	gin.SetMode(gin.ReleaseMode)
@@ -127,8 +140,8 @@ func New(d Deps) (http.Handler, error) {
 	a.page(e, "/docs/assets/:file", a.referenceAsset)
 	a.page(e, "/openapi.json", a.openAPI)
 	// Not listed among the endpoints: media URLs are issued, not composed.
-	e.GET(mediaRoute+"*file", a.media)
-	e.HEAD(mediaRoute+"*file", a.media)
+	e.GET(mediaRoute+"*file", a.throttleAddress, a.media)
+	e.HEAD(mediaRoute+"*file", a.throttleAddress, a.media)
 	return withCORS(e, d.CORSOrigins), nil
 }
 
@@ -141,10 +154,11 @@ func (a *api) route(e *gin.Engine, path string, op plan.Operation, h gin.Handler
 	a.endpoints = append(a.endpoints, documentedPath(path))
 }
 
-// page registers a public page for GET and HEAD.
+// page registers a public page for GET and HEAD, throttled per client
+// address.
 func (a *api) page(e *gin.Engine, path string, h gin.HandlerFunc) {
-	e.GET(path, h)
-	e.HEAD(path, h)
+	e.GET(path, a.throttleAddress, h)
+	e.HEAD(path, a.throttleAddress, h)
 	a.endpoints = append(a.endpoints, documentedPath(path))
 }
 

@@ -345,6 +345,11 @@ func ParseTime(s string) (time.Time, error) {
 	if !strings.HasSuffix(upper, "Z") && len(upper) >= 6 && upper[len(upper)-5:len(upper)-3] > "23" {
 		return time.Time{}, fmt.Errorf("%q: the offset's hours are above 23", s)
 	}
+	// RFC 3339 and the stores hold years 0001 to 9999 in UTC; an offset
+	// can carry a time written in that range out of it.
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return time.Time{}, fmt.Errorf("%q: in UTC, the year %d is outside 0001 to 9999", s, y)
+	}
 	return t, nil
 }
 

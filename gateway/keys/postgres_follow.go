@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"sync/atomic"
 	"time"
@@ -14,11 +15,24 @@ import (
 // How a Postgres store follows its table: one connection per replica
 // LISTENs, and every wake-up reloads the whole table into a new Set.
 
+// Reconnection delays: the first retry after a failure waits
+// reconnectFirst, each next one twice as long up to reconnectMax, each
+// drawn between half and all of that (jitter, so that replicas do not
+// reconnect in step). reconnectDial bounds one connection attempt.
+const (
+	reconnectFirst = 100 * time.Millisecond
+	reconnectMax   = time.Second
+	reconnectDial  = 5 * time.Second
+)
+
 // Watch follows the table until ctx ends, and returns nil. After a
 // connection that worked fails, it reconnects at once (a dropped connection
-// costs no delay), then after 1, 2, ... at most 5 seconds.
+// costs no delay), then keeps probing at most about a second apart (see
+// reconnectDelay): however long the outage, changes made meanwhile are
+// loaded within a second or so of the database's return. A probe is one
+// connection attempt, cheap for the database.
 func (s *Postgres) Watch(ctx context.Context, hup <-chan os.Signal) error {
-	var wait time.Duration
+	failures := 0
 	for {
 		loaded, err := s.follow(ctx, hup)
 		if ctx.Err() != nil {
@@ -26,22 +40,37 @@ func (s *Postgres) Watch(ctx context.Context, hup <-chan os.Signal) error {
 		}
 		s.synced(err)
 		if loaded {
-			wait = 0
+			failures = 0
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(wait):
+		case <-time.After(reconnectDelay(failures, rand.Float64())):
 		}
-		wait = min(5*time.Second, wait+time.Second)
+		failures++
 	}
+}
+
+// reconnectDelay is the wait before the next connection attempt after
+// failures failed ones in a row (0: the connection that worked just
+// dropped, so at once), with jitter in [0, 1) choosing within the upper
+// half of the backoff.
+func reconnectDelay(failures int, jitter float64) time.Duration {
+	if failures == 0 {
+		return 0
+	}
+	d := reconnectMax
+	if failures < 8 && reconnectFirst<<(failures-1) < reconnectMax {
+		d = reconnectFirst << (failures - 1)
+	}
+	return d/2 + time.Duration(jitter*float64(d/2))
 }
 
 // follow connects, LISTENs, loads, and reloads on every notification, hup
 // and ResyncEvery, until the connection fails. It reports whether it loaded
 // the keys at least once.
 func (s *Postgres) follow(ctx context.Context, hup <-chan os.Signal) (loaded bool, err error) {
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, reconnectDial)
 	conn, err := pgx.ConnectConfig(cctx, s.listen)
 	cancel()
 	if err != nil {

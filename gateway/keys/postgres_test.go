@@ -367,3 +367,24 @@ func TestPostgresInvalidRow(t *testing.T) {
 	}
 	waitFor(t, "no invalid row", func() bool { return s.Invalid() == 0 })
 }
+
+// TestReconnectDelay checks the backoff between connection attempts: at
+// once after a connection that worked, then growing, jittered within the
+// upper half, and never longer than reconnectMax however long the outage.
+func TestReconnectDelay(t *testing.T) {
+	if d := reconnectDelay(0, 0.99); d != 0 {
+		t.Errorf("after a connection that worked: %v, want at once", d)
+	}
+	prev := time.Duration(0)
+	for failures := 1; failures < 1000; failures++ {
+		lo, hi := reconnectDelay(failures, 0), reconnectDelay(failures, 0.999999)
+		if lo <= 0 || hi > reconnectMax || lo < hi/2-time.Millisecond || lo < prev {
+			t.Fatalf("after %d failures: between %v and %v (before: from %v); want positive, growing, at most %v, jitter within the upper half",
+				failures, lo, hi, prev, reconnectMax)
+		}
+		prev = lo
+	}
+	if got := reconnectDelay(1000, 0); got != reconnectMax/2 {
+		t.Errorf("after a long outage: at least %v, want %v", got, reconnectMax/2)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"strings"
 	"time"
 )
 
@@ -34,20 +33,13 @@ const failuresMinSweep = 64
 // behind a Resilient), so that replicas share the count; it falls back to
 // its own table only when that store returns an error.
 //
-// Memory is bounded, since it faces attackers who may own many addresses:
-// only a counted failure adds a group to its shard, and when the shard is
-// full (MaxFailureAddrs/32) it first drops idle groups (bucket full again),
-// then groups that are not blocked, then arbitrary ones (map order), until
-// it is 7/8 full. Blocked groups go last. Idle groups are also swept, as in
-// Memory, when a shard grows to twice the groups kept by its last sweep (at
-// least 64).
+// Its own table is a Throttle of MaxFailureAddrs groups, bounded in memory
+// since it faces attackers who may own many addresses; blocked groups are
+// evicted last.
 type Failures struct {
-	rate        Rate
-	g           gcra
-	now         func() time.Time
-	maxPerShard int
-	t           table
-	shared      Store // nil: count in t alone
+	rate   Rate
+	local  *Throttle
+	shared Store // nil: count in local alone
 }
 
 // NewFailures returns a Failures that allows rate of failures per address
@@ -72,17 +64,12 @@ func newFailures(rate Rate, now func() time.Time, maxAddrs int) *Failures {
 	if err := rate.Validate(); err != nil {
 		panic(fmt.Sprintf("limit.NewFailures: %v", err))
 	}
-	if now == nil {
-		now = time.Now
-	}
-	f := &Failures{rate: rate, g: newGCRA(rate), now: now, maxPerShard: max(maxAddrs/shardCount, 1)}
-	f.t.init(min(failuresMinSweep, f.maxPerShard))
-	return f
+	return &Failures{rate: rate, local: newThrottle(rate, now, maxAddrs)}
 }
 
 // Len returns the number of address groups f tracks in its own table, idle
 // ones not yet swept included.
-func (f *Failures) Len() int { return f.t.len() }
+func (f *Failures) Len() int { return f.local.Len() }
 
 // AddrGroup is the group whose failures are counted together for addr: the
 // /64 prefix of an IPv6 address ("2001:db8:1:2::/64"), the address itself
@@ -111,64 +98,6 @@ func (f *Failures) Fail(ctx context.Context, addr string) (retryAfter time.Durat
 			return d.RetryAfter, !d.Allowed
 		}
 	}
-	now := f.now()
-	s := f.t.shard(group)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.m[group]
-	var tat time.Time
-	if e != nil {
-		tat = e.tat
-	}
-	next, ok, retryAfter := f.g.take(tat, now)
-	if !ok {
-		return retryAfter, true
-	}
-	if e == nil {
-		e = new(entry)
-		f.insert(s, group, e, now)
-	}
-	e.tat = next
-	return 0, false
-}
-
-// insert adds a new address to s, whose lock is held, making room first
-// when s has reached its threshold.
-func (f *Failures) insert(s *shard, addr string, e *entry, now time.Time) {
-	if len(s.m) >= s.sweepAt {
-		f.evict(s, now)
-	}
-	s.m[strings.Clone(addr)] = e
-}
-
-// evict drops idle addresses from s; if s is still over 7/8 of its capacity,
-// it drops addresses that are not blocked, then any.
-func (f *Failures) evict(s *shard, now time.Time) {
-	before := len(s.m)
-	for k, e := range s.m {
-		if !e.tat.After(now) {
-			delete(s.m, k)
-		}
-	}
-	low := f.maxPerShard - max(f.maxPerShard/8, 1)
-	if len(s.m) > low {
-		for k, e := range s.m {
-			if _, ok, _ := f.g.take(e.tat, now); ok {
-				delete(s.m, k)
-				if len(s.m) <= low {
-					break
-				}
-			}
-		}
-	}
-	if len(s.m) > low {
-		for k := range s.m {
-			delete(s.m, k)
-			if len(s.m) <= low {
-				break
-			}
-		}
-	}
-	s.compact(before, f.t.minSweep)
-	s.sweepAt = min(max(f.t.minSweep, 2*len(s.m)), f.maxPerShard)
+	retryAfter, ok := f.local.Allow(group)
+	return retryAfter, !ok
 }

@@ -21,14 +21,14 @@ type blockedState struct {
 func blocked(t *testing.T, f *Failures, addr string) blockedState {
 	t.Helper()
 	group := AddrGroup(addr)
-	s := f.t.shard(group)
+	s := f.local.t.shard(group)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.m[group]
 	if e == nil {
 		return blockedState{}
 	}
-	_, ok, retryAfter := f.g.take(e.tat, f.now())
+	_, ok, retryAfter := f.local.g.take(e.tat, f.local.now())
 	return blockedState{retryAfter, !ok}
 }
 
@@ -136,7 +136,7 @@ func TestFailuresConcurrent(t *testing.T) {
 	}
 	// Exactly 25 were counted: TAT is 25*T ahead.
 	const addr = "203.0.113.9"
-	if got, want := f.t.shard(addr).m[addr].tat, t0.Add(25*6*time.Second); !got.Equal(want) {
+	if got, want := f.local.t.shard(addr).m[addr].tat, t0.Add(25*6*time.Second); !got.Equal(want) {
 		t.Fatalf("TAT = %v, want %v", got, want)
 	}
 	c.Advance(6*time.Second - 1)
@@ -153,9 +153,9 @@ func TestFailuresConcurrent(t *testing.T) {
 func sameShard(t *testing.T, f *Failures, n int) []string {
 	t.Helper()
 	var addrs []string
-	want := f.t.shard("addr0")
+	want := f.local.t.shard("addr0")
 	for i := 0; len(addrs) < n; i++ {
-		if a := fmt.Sprint("addr", i); f.t.shard(a) == want {
+		if a := fmt.Sprint("addr", i); f.local.t.shard(a) == want {
 			addrs = append(addrs, a)
 		}
 	}
@@ -169,11 +169,11 @@ func TestFailuresEviction(t *testing.T) {
 	c := newClock(t0)
 	rate := Rate{2, time.Hour, 0} // T = 30m: two failures block
 	f := newFailures(rate, c.Now, 8*shardCount)
-	if f.maxPerShard != 8 {
-		t.Fatalf("maxPerShard = %d, want 8", f.maxPerShard)
+	if f.local.maxPerShard != 8 {
+		t.Fatalf("maxPerShard = %d, want 8", f.local.maxPerShard)
 	}
 	addrs := sameShard(t, f, 40)
-	s := f.t.shard(addrs[0])
+	s := f.local.t.shard(addrs[0])
 	held := func(addr string) bool { _, ok := s.m[addr]; return ok }
 	fail := func(addr string, n int) {
 		t.Helper()

@@ -133,6 +133,7 @@ func Keys(t testing.TB, c redis.UniversalClient, prefix string) []string {
 type Server struct {
 	t    testing.TB
 	Addr string
+	args []string // more arguments of redis-server
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -140,10 +141,12 @@ type Server struct {
 	out    *bytes.Buffer
 }
 
-// Start runs a redis-server for the test, killed when the test ends. Like
-// URL, it skips the test when REDIS_URL is empty (the tests that need
-// Redis run where CI provides it); it fails if redis-server cannot be run.
-func Start(t testing.TB) *Server {
+// Start runs a redis-server for the test, killed when the test ends, with
+// args as more arguments (such as "--requirepass", "secret": the Server's
+// own calls then authenticate with the password). Like URL, it skips the
+// test when REDIS_URL is empty (the tests that need Redis run where CI
+// provides it); it fails if redis-server cannot be run.
+func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
 	URL(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -152,7 +155,7 @@ func Start(t testing.TB) *Server {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	s := &Server{t: t, Addr: addr}
+	s := &Server{t: t, Addr: addr, args: args}
 	s.run()
 	t.Cleanup(func() {
 		s.mu.Lock()
@@ -175,7 +178,7 @@ func (s *Server) run() {
 	if _, err := strconv.Atoi(port); err != nil {
 		s.t.Fatalf("port of %s: %v", s.Addr, err)
 	}
-	cmd := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	cmd := exec.Command("redis-server", append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}, s.args...)...)
 	out := new(bytes.Buffer)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -187,7 +190,7 @@ func (s *Server) run() {
 	s.cmd, s.exited, s.out = cmd, exited, out
 	s.mu.Unlock()
 
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, Password: s.password()})
 	defer c.Close()
 	deadline := time.Now().Add(pollTimeout)
 	for {
@@ -207,6 +210,16 @@ func (s *Server) run() {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// password is the value of --requirepass among the server's arguments.
+func (s *Server) password() string {
+	for i, a := range s.args {
+		if a == "--requirepass" && i+1 < len(s.args) {
+			return s.args[i+1]
+		}
+	}
+	return ""
 }
 
 // Kill kills the server (SIGKILL) and waits until it has exited.
