@@ -174,33 +174,43 @@ func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{2_000, 1_000_000} {
 		for _, cold := range []bool{true, false} {
 			for _, q := range queries {
-				b.Run(fmt.Sprintf("q=%s/cold=%t/records=%d", q, cold, n), func(b *testing.B) {
-					c := synthCatalogue(b, n)
-					runtime.LockOSThread()
-					defer runtime.UnlockOSThread()
-					var threads []time.Duration
-					process, measured := processCPU()
-					b.ReportAllocs()
-					for b.Loop() {
-						if cold {
-							c.rankings.Purge()
-						}
-						t0, _ := threadCPU()
-						if _, err := c.List(Filter{Query: q}, PageRequest{Limit: 25}); err != nil {
-							b.Fatal(err)
-						}
-						if t1, ok := threadCPU(); ok {
-							threads = append(threads, t1-t0)
-						}
+				for _, facets := range [][]Facet{nil, {FacetBodyParts, FacetEquipments, FacetTargetMuscles}} {
+					if facets != nil && !cold {
+						continue // facets are counted afresh, warm or cold
 					}
-					if end, ok := processCPU(); ok && measured {
-						b.ReportMetric(float64((end-process).Microseconds())/float64(b.N), "cpu-µs/op")
-					}
-					if len(threads) > 0 {
-						slices.Sort(threads)
-						b.ReportMetric(float64(threads[len(threads)/2].Nanoseconds())/1e3, "cpu-µs-median")
-					}
-				})
+					b.Run(fmt.Sprintf("q=%s/cold=%t/facets=%d/records=%d", q, cold, len(facets), n), func(b *testing.B) {
+						c := synthCatalogue(b, n)
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+						var threads []time.Duration
+						process, measured := processCPU()
+						b.ReportAllocs()
+						for b.Loop() {
+							if cold {
+								c.rankings.Purge()
+							}
+							t0, _ := threadCPU()
+							if _, err := c.List(Filter{Query: q}, PageRequest{Limit: 25}); err != nil {
+								b.Fatal(err)
+							}
+							if facets != nil {
+								if _, err := c.Facets(Filter{Query: q}, facets, 0); err != nil {
+									b.Fatal(err)
+								}
+							}
+							if t1, ok := threadCPU(); ok {
+								threads = append(threads, t1-t0)
+							}
+						}
+						if end, ok := processCPU(); ok && measured {
+							b.ReportMetric(float64((end-process).Microseconds())/float64(b.N), "cpu-µs/op")
+						}
+						if len(threads) > 0 {
+							slices.Sort(threads)
+							b.ReportMetric(float64(threads[len(threads)/2].Nanoseconds())/1e3, "cpu-µs-median")
+						}
+					})
+				}
 			}
 		}
 	}

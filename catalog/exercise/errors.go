@@ -56,7 +56,14 @@ type FieldError struct {
 	// Description explains the problem in a sentence fragment that does
 	// not repeat the field or the value.
 	Description string
+	// Reason, when set, says in a word what the problem is, for programs
+	// to read instead of the description: ReasonUnknownValue.
+	Reason string
 }
+
+// ReasonUnknownValue is the Reason of a filter value that is not in its
+// vocabulary.
+const ReasonUnknownValue = "UNKNOWN_VALUE"
 
 // ArgumentError lists every invalid field of a request.
 type ArgumentError struct {

@@ -116,6 +116,7 @@ func (c *Catalogue) resolve(f *Filter, bad *ArgumentError) (*roaring.Bitmap, str
 			b, ok := c.postings[spec.index][v]
 			if !ok {
 				bad.add(spec.field, raw, "is not a known %s%s", spec.noun, c.allowedHint(spec.index))
+				bad.Violations[len(bad.Violations)-1].Reason = ReasonUnknownValue
 				continue
 			}
 			names = append(names, v)

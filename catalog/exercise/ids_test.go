@@ -85,18 +85,18 @@ func TestFetchErrors(t *testing.T) {
 		p    PageRequest
 		want []FieldError
 	}{
-		{name: "none", want: []FieldError{{FieldIDs, "", "must name at least one exercise"}}},
-		{name: "too many", ids: tooMany, want: []FieldError{{FieldIDs, "101 ids", "must name at most 100 exercises"}}},
+		{name: "none", want: []FieldError{{FieldIDs, "", "must name at least one exercise", ""}}},
+		{name: "too many", ids: tooMany, want: []FieldError{{FieldIDs, "101 ids", "must name at most 100 exercises", ""}}},
 		{name: "with a filter and a cursor", ids: []string{"a01"}, f: Filter{BodyParts: []string{"chest"}, Query: "press"}, p: PageRequest{After: "a01"}, want: []FieldError{
-			{FieldBodyParts, "chest", "cannot be combined with ids, which names the records itself, all on one page"},
-			{FieldQuery, "press", "cannot be combined with ids, which names the records itself, all on one page"},
-			{FieldAfter, "a01", "cannot be combined with ids, which names the records itself, all on one page"},
+			{FieldBodyParts, "chest", "cannot be combined with ids, which names the records itself, all on one page", ""},
+			{FieldQuery, "press", "cannot be combined with ids, which names the records itself, all on one page", ""},
+			{FieldAfter, "a01", "cannot be combined with ids, which names the records itself, all on one page", ""},
 		}},
 		{name: "with a limit", ids: []string{"a01"}, p: PageRequest{Limit: 5, Before: "a02"}, want: []FieldError{
-			{FieldLimit, "5", "cannot be combined with ids, which names the records itself, all on one page"},
-			{FieldBefore, "a02", "cannot be combined with ids, which names the records itself, all on one page"},
+			{FieldLimit, "5", "cannot be combined with ids, which names the records itself, all on one page", ""},
+			{FieldBefore, "a02", "cannot be combined with ids, which names the records itself, all on one page", ""},
 		}},
-		{name: "negative cap", ids: []string{"a01"}, p: PageRequest{RecordCap: -1}, want: []FieldError{{FieldRecordCap, "-1", "must not be negative"}}},
+		{name: "negative cap", ids: []string{"a01"}, p: PageRequest{RecordCap: -1}, want: []FieldError{{FieldRecordCap, "-1", "must not be negative", ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

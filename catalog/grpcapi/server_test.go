@@ -166,8 +166,8 @@ func TestErrors(t *testing.T) {
 			code: codes.InvalidArgument,
 			details: []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
 				{Field: "limit", Description: `"500" must be between 1 and 100`},
-				{Field: "filter.body_parts", Description: `"chst" is not a known body part`},
-				{Field: "filter.difficulties", Description: `"expert" is not a known difficulty (one of: beginner, advanced)`},
+				{Field: "filter.body_parts", Description: `"chst" is not a known body part`, Reason: exercise.ReasonUnknownValue},
+				{Field: "filter.difficulties", Description: `"expert" is not a known difficulty (one of: beginner, advanced)`, Reason: exercise.ReasonUnknownValue},
 			}}},
 		},
 		{

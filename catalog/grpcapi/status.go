@@ -48,6 +48,7 @@ var fieldPaths = map[string]string{
 	fieldInclude:                   "include",
 	exercise.FieldIDs:              "ids",
 	exercise.FieldFilter:           "filter",
+	fieldFacets:                    "facets",
 }
 
 // fieldInclude names ListExercisesRequest.include in a FieldError; the
@@ -153,7 +154,7 @@ func invalidArgument(vs []exercise.FieldError) error {
 	for i, v := range shown {
 		path := fieldPaths[v.Field]
 		desc := fmt.Sprintf("%q %s", shorten(v.Value), v.Description)
-		br.FieldViolations[i] = &errdetails.BadRequest_FieldViolation{Field: path, Description: desc}
+		br.FieldViolations[i] = &errdetails.BadRequest_FieldViolation{Field: path, Description: desc, Reason: v.Reason}
 		if i > 0 {
 			msg.WriteByte(';')
 		}

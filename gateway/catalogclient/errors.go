@@ -20,6 +20,10 @@ const retryAfter = 5 * time.Second
 // beyond the record cap.
 const reasonBeyondRecordCap = "CURSOR_BEYOND_RECORD_CAP"
 
+// reasonUnknownValue is the catalog's reason for a filter value outside its
+// vocabulary.
+const reasonUnknownValue = "UNKNOWN_VALUE"
+
 // params maps the catalog's field paths to the public query parameters,
 // and says where the allowed values are listed.
 var params = map[string]struct{ name, allowed string }{
@@ -42,6 +46,7 @@ var params = map[string]struct{ name, allowed string }{
 	"filter.name":              {"name", ""},
 	"filter.query":             {"q", ""},
 	"ids":                      {"ids", ""},
+	"facets":                   {"facets", ""},
 }
 
 // toAPIError is the one switch from gRPC status to the public error.
@@ -75,7 +80,7 @@ func badRequest(st *status.Status) error {
 				p.name = v.Field
 			}
 			msg := p.name + ": " + v.Description
-			if p.allowed != "" && strings.Contains(v.Description, "is not a known") {
+			if p.allowed != "" && v.GetReason() == reasonUnknownValue {
 				msg += "; see GET " + p.allowed + " for the allowed values"
 			}
 			parts = append(parts, msg)
