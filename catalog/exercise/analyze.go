@@ -173,6 +173,17 @@ var stopWords = map[string]bool{
 	"lose": true, "rehab": true, "prehab": true, "heavy": true,
 	// Who it is for does not choose the exercise: "glutes for women".
 	"women": true, "woman": true, "men": true, "ladies": true, "female": true, "male": true, "girls": true, "guys": true,
+	// Asking and judging: "how do i do a proper push up", "best glute
+	// exercise please", "exercise to tone arms".
+	"how": true, "do": true, "does": true, "my": true, "me": true, "please": true, "proper": true, "properly": true,
+	"correct": true, "correctly": true, "form": true, "technique": true, "good": true, "best": true,
+	"effective": true, "version": true, "some": true, "want": true, "need": true, "should": true, "is": true, "are": true,
+	"tone": true, "toning": true, "friendly": true, "gentle": true, "after": true, "athletes": true,
+	// Both sides at once is the plain form: "bilateral calf raise".
+	"bilateral": true,
+	// Asking for another exercise than the one named: its own variants
+	// answer, rather than "alternative" read as a typo of "alternating".
+	"alternative": true, "alternatives": true, "substitute": true, "instead": true, "replacement": true, "swap": true,
 }
 
 //go:embed synonyms.txt
@@ -181,9 +192,11 @@ var synonymsText string
 // synonyms maps a phrase people type (its words stemmed, space-separated)
 // to the phrases it stands for; synonymWords lists its phrases of one
 // word as written, of minSynonymTypo letters or more (see
-// correctSynonyms), and synonymPhrases all its phrases as written (see
-// completeSynonyms).
-var synonyms, maxSynonymWords, synonymWords, synonymPhrases = mustParseSynonyms(synonymsText)
+// correctSynonyms), synonymPhrases all its phrases as written (see
+// completeSynonyms), and fillers its phrases that stand for nothing
+// (stemmed): filler of more than one word ("how to", "proper form", "high
+// reps"), left out of a query as stop words are.
+var synonyms, maxSynonymWords, synonymWords, synonymPhrases, fillers = mustParseSynonyms(synonymsText)
 
 // minSynonymTypo is the length of the shortest word of the synonym table
 // that a misspelt word is corrected to: "abbs" is "abs", but a word is
@@ -191,9 +204,10 @@ var synonyms, maxSynonymWords, synonymWords, synonymPhrases = mustParseSynonyms(
 const minSynonymTypo = 3
 
 // mustParseSynonyms reads lines "phrase = alternative | alternative",
-// with # comments.
-func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]string) {
+// or "phrase =" for filler, with # comments.
+func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]string, map[string]bool) {
 	out := map[string][][]string{}
+	fill := map[string]bool{}
 	var one []string
 	var phrases [][]string
 	longest := 1
@@ -209,6 +223,16 @@ func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]s
 			panic(fmt.Sprintf("synonyms.txt:%d: want \"phrase = alternative | ...\"", n))
 		}
 		longest = max(longest, len(words(from)))
+		if strings.TrimSpace(to) == "" {
+			if _, ok := out[key]; ok || len(words(from)) < 2 {
+				panic(fmt.Sprintf("synonyms.txt:%d: filler must be a phrase of its own (single words are stop words)", n))
+			}
+			fill[key] = true
+			continue
+		}
+		if fill[key] {
+			panic(fmt.Sprintf("synonyms.txt:%d: %q is filler already", n, from))
+		}
 		if ws := words(from); len(ws) == 1 && len(ws[0]) >= minSynonymTypo && !slices.Contains(one, ws[0]) {
 			one = append(one, ws[0])
 		}
@@ -227,7 +251,7 @@ func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]s
 			out[key] = append(out[key], ws)
 		}
 	}
-	return out, longest, one, phrases
+	return out, longest, one, phrases, fill
 }
 
 // unit is one required part of a query: a word, or a phrase of the
@@ -260,10 +284,10 @@ type unit struct {
 // which alone is left out.
 func parseQuery(q string, phrases map[string]bool, longest int) []unit {
 	ws := words(q)
-	if !slices.ContainsFunc(ws, func(w string) bool { return !stopWords[w] }) {
-		return parseWords(ws, nil, phrases, longest) // a query of stop words only looks for them
+	if out := parseWords(ws, stopWords, phrases, longest); len(out) > 0 {
+		return out
 	}
-	return parseWords(ws, stopWords, phrases, longest)
+	return parseWords(ws, nil, phrases, longest) // a query of stop words and filler only looks for them
 }
 
 func parseWords(ws []string, skip, phrases map[string]bool, longest int) []unit {
@@ -272,12 +296,15 @@ func parseWords(ws []string, skip, phrases map[string]bool, longest int) []unit 
 		n := min(max(maxSynonymWords, longest), len(ws)-i)
 		for ; n > 1; n-- {
 			k := stemmed(ws[i : i+n])
-			if _, ok := synonyms[k]; ok || phrases[k] {
+			if _, ok := synonyms[k]; ok || phrases[k] || fillers[k] {
 				break
 			}
 		}
 		phrase := ws[i : i+n]
 		i += n
+		if n > 1 && fillers[stemmed(phrase)] && skip != nil {
+			continue
+		}
 		if n == 1 && skip[phrase[0]] {
 			if phrase[0] == "and" && len(out) > 0 {
 				out[len(out)-1].and = true
