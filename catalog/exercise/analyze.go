@@ -284,10 +284,35 @@ type unit struct {
 // which alone is left out.
 func parseQuery(q string, phrases map[string]bool, longest int) []unit {
 	ws := words(q)
-	if out := parseWords(ws, stopWords, phrases, longest); len(out) > 0 {
+	if out := parseWords(withoutTempo(ws), stopWords, phrases, longest); len(out) > 0 {
 		return out
 	}
 	return parseWords(ws, nil, phrases, longest) // a query of stop words and filler only looks for them
+}
+
+// withoutTempo returns ws without the runs of three single digits or
+// more, which prescribe a tempo ("3-1-1 tempo split squat") and name no
+// exercise; numbers of names ("90/90", "1 arm") are no such runs.
+func withoutTempo(ws []string) []string {
+	digit := func(w string) bool { return len(w) == 1 && isNumber(w) }
+	var out []string
+	for i := 0; i < len(ws); {
+		j := i
+		for j < len(ws) && digit(ws[j]) {
+			j++
+		}
+		switch {
+		case j-i >= 3:
+			i = j
+		case j > i:
+			out = append(out, ws[i:j]...)
+			i = j
+		default:
+			out = append(out, ws[i])
+			i++
+		}
+	}
+	return out
 }
 
 func parseWords(ws []string, skip, phrases map[string]bool, longest int) []unit {
