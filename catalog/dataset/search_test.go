@@ -256,3 +256,52 @@ func TestSearchSpellingsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchInstead: a query that names an exercise and asks for another
+// ("pull-up alternative", "instead of leg press") lists that exercise's
+// alternatives in their order, less those the listing's filter leaves out.
+func TestSearchInstead(t *testing.T) {
+	c, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ q, name, equipment string }{
+		{"pull up alternative", "pull-up", ""},
+		{"instead of leg press", "leg press", ""},
+		{"substitute for barbell bench press", "barbell bench press", "dumbbell"},
+	} {
+		var id string
+		for x := range c.All() {
+			if x.Name == tc.name {
+				id = x.ID
+			}
+		}
+		alts, err := c.Related(exercise.Alternatives, id, exercise.Filter{}, exercise.PageRequest{Limit: exercise.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, x := range alts.Exercises {
+			if tc.equipment == "" || slices.Contains(x.Equipments, tc.equipment) {
+				want = append(want, x.ID)
+			}
+		}
+		f := exercise.Filter{Query: tc.q}
+		if tc.equipment != "" {
+			f.Equipments = []string{tc.equipment}
+		}
+		page, err := c.List(f, exercise.PageRequest{Limit: exercise.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range page.Exercises {
+			got = append(got, x.ID)
+		}
+		// The first ten: the unfiltered list is cut at its page limit.
+		got, want = got[:min(10, len(got))], want[:min(10, len(want))]
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%q lists %q, want the alternatives of %s %q", tc.q, got, tc.name, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	_ "embed" // the synonym table
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -181,9 +182,24 @@ var stopWords = map[string]bool{
 	"tone": true, "toning": true, "friendly": true, "gentle": true, "after": true, "athletes": true,
 	// Both sides at once is the plain form: "bilateral calf raise".
 	"bilateral": true,
-	// Asking for another exercise than the one named: its own variants
-	// answer, rather than "alternative" read as a typo of "alternating".
-	"alternative": true, "alternatives": true, "substitute": true, "instead": true, "replacement": true, "swap": true,
+}
+
+// insteadWords ask for another exercise than the one named ("pull-up
+// alternative", "instead of leg press"): a search answers with its
+// alternatives (see Catalogue.search). They are stop words too, so that
+// a query naming no one exercise finds what its other words do, rather
+// than "alternative" read as a typo of "alternating".
+var insteadWords = map[string]bool{
+	"alternative": true, "alternatives": true, "substitute": true, "substitutes": true, "instead": true,
+	"replacement": true, "replacements": true, "swap": true, "replace": true,
+}
+
+func init() { maps.Copy(stopWords, insteadWords) }
+
+// asksInstead reports whether a query asks for another exercise than the
+// one it names.
+func asksInstead(q string) bool {
+	return slices.ContainsFunc(words(q), func(w string) bool { return insteadWords[w] })
 }
 
 //go:embed synonyms.txt
