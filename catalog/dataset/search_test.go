@@ -305,3 +305,25 @@ func TestSearchInstead(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchNamesWhole: every name and alias, typed whole, ranks its
+// record in the top 3, whatever stop words, filler or numbers it holds
+// ("clean-grip pull from the floor", "touch-and-go deadlift"); an alias
+// may be shared, hence not first.
+func TestSearchNamesWhole(t *testing.T) {
+	c, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x := range c.All() {
+		for _, q := range append([]string{x.Name}, x.Aliases...) {
+			page, err := c.List(exercise.Filter{Query: q}, exercise.PageRequest{Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(page.Exercises, func(y *exercise.Exercise) bool { return y.ID == x.ID }) {
+				t.Errorf("%q does not rank %s in the top 3", q, x.Name)
+			}
+		}
+	}
+}

@@ -760,7 +760,11 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		t2 := x.lazyAnd(t, headed)
 		return []*lazy{confirmed(t2), t2, confirmed(t), t}
 	}
-	tiers := []*lazy{deferred(func() *roaring.Bitmap { return roaring.And(s.exactKeys(units, false), all) })}
+	// A name or alias typed whole comes first even when its words hold
+	// filler the query leaves out ("clean-grip pull from the floor").
+	tiers := []*lazy{deferred(func() *roaring.Bitmap {
+		return roaring.And(or(s.exactKeys(units, false), orEmpty(s.keys[nameKey(words(q))])), all)
+	})}
 	// A query of vocabulary values alone ("biceps", "dumbbell chest",
 	// "cardio") asks for the exercises that train that muscle with that
 	// equipment: the staples its values describe come first ("biceps":
