@@ -1,7 +1,6 @@
 package dataset_test
 
 import (
-	"cmp"
 	"maps"
 	"os"
 	"regexp"
@@ -30,11 +29,82 @@ type relevanceCase struct {
 	Top3 []string `yaml:"top3"`
 }
 
+// minExtraWordsHitRate is the share of queries of the extra-words set
+// that must rank one of their accepted names in the top 3;
+// maxExtraWordsZeroRate the share that may find nothing.
+const (
+	minExtraWordsHitRate  = 0.95
+	maxExtraWordsZeroRate = 0.01
+)
+
 // TestSearchRelevance reports recall@3 by query kind over the relevance
 // set and fails if the whole set's is below minRecallAt3 (go test -run
 // SearchRelevance -v ./catalog/dataset prints the figures and the misses).
 func TestSearchRelevance(t *testing.T) {
-	data, err := os.ReadFile("testdata/relevance.yaml")
+	all := runSearchSet(t, "testdata/relevance.yaml", "recall@3", func(tc relevanceCase, got []string, k *tally) {
+		for _, want := range tc.Top3 {
+			k.want++
+			if slices.Contains(got, want) {
+				k.found++
+			} else {
+				t.Logf("miss (%s) %q: want %q in the top 3, got %q", tc.Kind, tc.Q, want, got)
+			}
+		}
+	})
+	if recall := all.rate(); recall < minRecallAt3 {
+		t.Errorf("recall@3 is %.1f%%, want at least %.0f%%", 100*recall, 100*minRecallAt3)
+	}
+}
+
+// TestSearchExtraWords reports, by query kind over the extra-words set
+// (modifiers, filler and intents the catalogue does not name), the share
+// of queries with any one accepted name in the top 3 and the share that
+// find nothing, and fails below minExtraWordsHitRate or above
+// maxExtraWordsZeroRate (go test -run SearchExtraWords -v ./catalog/dataset
+// prints the figures and the misses).
+func TestSearchExtraWords(t *testing.T) {
+	all := runSearchSet(t, "testdata/extrawords.yaml", "hit@3", func(tc relevanceCase, got []string, k *tally) {
+		k.want++
+		if slices.ContainsFunc(tc.Top3, func(w string) bool { return slices.Contains(got, w) }) {
+			k.found++
+		} else {
+			t.Logf("miss (%s) %q: want one of %q in the top 3, got %q", tc.Kind, tc.Q, tc.Top3, got)
+		}
+	})
+	if hit := all.rate(); hit < minExtraWordsHitRate {
+		t.Errorf("hit rate is %.1f%%, want at least %.0f%%", 100*hit, 100*minExtraWordsHitRate)
+	}
+	if zero := float64(all.empty) / float64(all.queries); zero > maxExtraWordsZeroRate {
+		t.Errorf("zero-result rate is %.1f%%, want at most %.0f%%", 100*zero, 100*maxExtraWordsZeroRate)
+	}
+}
+
+// tally counts, for a kind of query, the expected answers found and
+// wanted, the queries and those that found nothing.
+type tally struct{ found, want, queries, empty int }
+
+func (v tally) rate() float64 { return float64(v.found) / float64(v.want) }
+
+func (v *tally) add(o tally) {
+	v.found += o.found
+	v.want += o.want
+	v.queries += o.queries
+	v.empty += o.empty
+}
+
+func (v tally) log(t *testing.T, metric, kind string) {
+	t.Helper()
+	t.Logf("%s %-16s %5.1f%% (%d of %d), zero results %4.1f%% (%d of %d queries)", metric, kind,
+		100*v.rate(), v.found, v.want, 100*float64(v.empty)/float64(v.queries), v.empty, v.queries)
+}
+
+// runSearchSet searches the embedded catalogue for each query of a
+// relevance file (at least 300 of them, naming only records of the
+// catalogue), lets score count the top 3 into the query's kind, logs the
+// figures by kind and overall, and returns the overall tally.
+func runSearchSet(t *testing.T, path, metric string, score func(tc relevanceCase, top3 []string, k *tally)) tally {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +113,7 @@ func TestSearchRelevance(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cases) < 300 {
-		t.Fatalf("the relevance set has %d queries, want at least 300", len(cases))
+		t.Fatalf("%s has %d queries, want at least 300", path, len(cases))
 	}
 	c, err := exercise.Load(dataset.Default())
 	if err != nil {
@@ -53,10 +123,13 @@ func TestSearchRelevance(t *testing.T) {
 	for _, x := range catalogue(t).Exercises {
 		names[x.Name] = true
 	}
-	type tally struct{ found, want, queries int }
 	byKind := map[string]*tally{}
-	var all tally
 	for _, tc := range cases {
+		for _, want := range tc.Top3 {
+			if !names[want] {
+				t.Errorf("%q expects %q, which is not in the catalogue", tc.Q, want)
+			}
+		}
 		page, err := c.List(exercise.Filter{Query: tc.Q}, exercise.PageRequest{Limit: 3})
 		if err != nil {
 			t.Errorf("%q: %v", tc.Q, err)
@@ -72,36 +145,19 @@ func TestSearchRelevance(t *testing.T) {
 			byKind[tc.Kind] = k
 		}
 		k.queries++
-		for _, want := range tc.Top3 {
-			if !names[want] {
-				t.Errorf("%q expects %q, which is not in the catalogue", tc.Q, want)
-			}
-			k.want++
-			all.want++
-			if slices.Contains(got, want) {
-				k.found++
-				all.found++
-			} else {
-				t.Logf("miss (%s) %q: want %q in the top 3, got %q", tc.Kind, tc.Q, want, got)
-			}
+		if len(got) == 0 {
+			k.empty++
+			t.Logf("no results (%s) %q", tc.Kind, tc.Q)
 		}
+		score(tc, got, k)
 	}
-	kinds := slices.SortedFunc(func(yield func(string) bool) {
-		for k := range byKind {
-			if !yield(k) {
-				return
-			}
-		}
-	}, cmp.Compare)
-	for _, k := range kinds {
-		v := byKind[k]
-		t.Logf("recall@3 %-16s %5.1f%% (%d of %d, %d queries)", k, 100*float64(v.found)/float64(v.want), v.found, v.want, v.queries)
+	var all tally
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
+		byKind[k].log(t, metric, k)
+		all.add(*byKind[k])
 	}
-	recall := float64(all.found) / float64(all.want)
-	t.Logf("recall@3 %-16s %5.1f%% (%d of %d, %d queries)", "all", 100*recall, all.found, all.want, len(cases))
-	if recall < minRecallAt3 {
-		t.Errorf("recall@3 is %.1f%%, want at least %.0f%%", 100*recall, 100*minRecallAt3)
-	}
+	all.log(t, metric, "all")
+	return all
 }
 
 // TestSearchHeads: a word that ends the names of several exercises (their
@@ -196,6 +252,77 @@ func TestSearchSpellingsAgree(t *testing.T) {
 		for _, q := range same[1:] {
 			if got := ids(q); !slices.Equal(got, want) {
 				t.Errorf("%q ranks %q, %q ranks %q", q, got, same[0], want)
+			}
+		}
+	}
+}
+
+// TestSearchInstead: a query that names an exercise and asks for another
+// ("pull-up alternative", "instead of leg press") lists that exercise's
+// alternatives in their order, less those the listing's filter leaves out.
+func TestSearchInstead(t *testing.T) {
+	c, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ q, name, equipment string }{
+		{"pull up alternative", "pull-up", ""},
+		{"instead of leg press", "leg press", ""},
+		{"substitute for barbell bench press", "barbell bench press", "dumbbell"},
+	} {
+		var id string
+		for x := range c.All() {
+			if x.Name == tc.name {
+				id = x.ID
+			}
+		}
+		alts, err := c.Related(exercise.Alternatives, id, exercise.Filter{}, exercise.PageRequest{Limit: exercise.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, x := range alts.Exercises {
+			if tc.equipment == "" || slices.Contains(x.Equipments, tc.equipment) {
+				want = append(want, x.ID)
+			}
+		}
+		f := exercise.Filter{Query: tc.q}
+		if tc.equipment != "" {
+			f.Equipments = []string{tc.equipment}
+		}
+		page, err := c.List(f, exercise.PageRequest{Limit: exercise.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range page.Exercises {
+			got = append(got, x.ID)
+		}
+		// The first ten: the unfiltered list is cut at its page limit.
+		got, want = got[:min(10, len(got))], want[:min(10, len(want))]
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%q lists %q, want the alternatives of %s %q", tc.q, got, tc.name, want)
+		}
+	}
+}
+
+// TestSearchNamesWhole: every name and alias, typed whole, ranks its
+// record in the top 3, whatever stop words, filler or numbers it holds
+// ("clean-grip pull from the floor", "touch-and-go deadlift"); an alias
+// may be shared, hence not first.
+func TestSearchNamesWhole(t *testing.T) {
+	c, err := exercise.Load(dataset.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x := range c.All() {
+		for _, q := range append([]string{x.Name}, x.Aliases...) {
+			page, err := c.List(exercise.Filter{Query: q}, exercise.PageRequest{Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(page.Exercises, func(y *exercise.Exercise) bool { return y.ID == x.ID }) {
+				t.Errorf("%q does not rank %s in the top 3", q, x.Name)
 			}
 		}
 	}

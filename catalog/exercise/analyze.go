@@ -4,6 +4,7 @@ import (
 	"bufio"
 	_ "embed" // the synonym table
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -173,6 +174,32 @@ var stopWords = map[string]bool{
 	"lose": true, "rehab": true, "prehab": true, "heavy": true,
 	// Who it is for does not choose the exercise: "glutes for women".
 	"women": true, "woman": true, "men": true, "ladies": true, "female": true, "male": true, "girls": true, "guys": true,
+	// Asking and judging: "how do i do a proper push up", "best glute
+	// exercise please", "exercise to tone arms".
+	"how": true, "do": true, "does": true, "my": true, "me": true, "please": true, "proper": true, "properly": true,
+	"correct": true, "correctly": true, "form": true, "technique": true, "good": true, "best": true,
+	"effective": true, "version": true, "some": true, "want": true, "need": true, "should": true, "is": true, "are": true,
+	"tone": true, "toning": true, "friendly": true, "gentle": true, "after": true, "athletes": true,
+	// Both sides at once is the plain form: "bilateral calf raise".
+	"bilateral": true,
+}
+
+// insteadWords ask for another exercise than the one named ("pull-up
+// alternative", "instead of leg press"): a search answers with its
+// alternatives (see Catalogue.search). They are stop words too, so that
+// a query naming no one exercise finds what its other words do, rather
+// than "alternative" read as a typo of "alternating".
+var insteadWords = map[string]bool{
+	"alternative": true, "alternatives": true, "substitute": true, "substitutes": true, "instead": true,
+	"replacement": true, "replacements": true, "swap": true, "replace": true,
+}
+
+func init() { maps.Copy(stopWords, insteadWords) }
+
+// asksInstead reports whether a query asks for another exercise than the
+// one it names.
+func asksInstead(q string) bool {
+	return slices.ContainsFunc(words(q), func(w string) bool { return insteadWords[w] })
 }
 
 //go:embed synonyms.txt
@@ -181,9 +208,11 @@ var synonymsText string
 // synonyms maps a phrase people type (its words stemmed, space-separated)
 // to the phrases it stands for; synonymWords lists its phrases of one
 // word as written, of minSynonymTypo letters or more (see
-// correctSynonyms), and synonymPhrases all its phrases as written (see
-// completeSynonyms).
-var synonyms, maxSynonymWords, synonymWords, synonymPhrases = mustParseSynonyms(synonymsText)
+// correctSynonyms), synonymPhrases all its phrases as written (see
+// completeSynonyms), and fillers its phrases that stand for nothing
+// (stemmed): filler of more than one word ("how to", "proper form", "high
+// reps"), left out of a query as stop words are.
+var synonyms, maxSynonymWords, synonymWords, synonymPhrases, fillers = mustParseSynonyms(synonymsText)
 
 // minSynonymTypo is the length of the shortest word of the synonym table
 // that a misspelt word is corrected to: "abbs" is "abs", but a word is
@@ -191,9 +220,10 @@ var synonyms, maxSynonymWords, synonymWords, synonymPhrases = mustParseSynonyms(
 const minSynonymTypo = 3
 
 // mustParseSynonyms reads lines "phrase = alternative | alternative",
-// with # comments.
-func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]string) {
+// or "phrase =" for filler, with # comments.
+func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]string, map[string]bool) {
 	out := map[string][][]string{}
+	fill := map[string]bool{}
 	var one []string
 	var phrases [][]string
 	longest := 1
@@ -209,6 +239,16 @@ func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]s
 			panic(fmt.Sprintf("synonyms.txt:%d: want \"phrase = alternative | ...\"", n))
 		}
 		longest = max(longest, len(words(from)))
+		if strings.TrimSpace(to) == "" {
+			if _, ok := out[key]; ok || len(words(from)) < 2 {
+				panic(fmt.Sprintf("synonyms.txt:%d: filler must be a phrase of its own (single words are stop words)", n))
+			}
+			fill[key] = true
+			continue
+		}
+		if fill[key] {
+			panic(fmt.Sprintf("synonyms.txt:%d: %q is filler already", n, from))
+		}
 		if ws := words(from); len(ws) == 1 && len(ws[0]) >= minSynonymTypo && !slices.Contains(one, ws[0]) {
 			one = append(one, ws[0])
 		}
@@ -227,7 +267,7 @@ func mustParseSynonyms(text string) (map[string][][]string, int, []string, [][]s
 			out[key] = append(out[key], ws)
 		}
 	}
-	return out, longest, one, phrases
+	return out, longest, one, phrases, fill
 }
 
 // unit is one required part of a query: a word, or a phrase of the
@@ -260,10 +300,35 @@ type unit struct {
 // which alone is left out.
 func parseQuery(q string, phrases map[string]bool, longest int) []unit {
 	ws := words(q)
-	if !slices.ContainsFunc(ws, func(w string) bool { return !stopWords[w] }) {
-		return parseWords(ws, nil, phrases, longest) // a query of stop words only looks for them
+	if out := parseWords(withoutTempo(ws), stopWords, phrases, longest); len(out) > 0 {
+		return out
 	}
-	return parseWords(ws, stopWords, phrases, longest)
+	return parseWords(ws, nil, phrases, longest) // a query of stop words and filler only looks for them
+}
+
+// withoutTempo returns ws without the runs of three single digits or
+// more, which prescribe a tempo ("3-1-1 tempo split squat") and name no
+// exercise; numbers of names ("90/90", "1 arm") are no such runs.
+func withoutTempo(ws []string) []string {
+	digit := func(w string) bool { return len(w) == 1 && isNumber(w) }
+	var out []string
+	for i := 0; i < len(ws); {
+		j := i
+		for j < len(ws) && digit(ws[j]) {
+			j++
+		}
+		switch {
+		case j-i >= 3:
+			i = j
+		case j > i:
+			out = append(out, ws[i:j]...)
+			i = j
+		default:
+			out = append(out, ws[i])
+			i++
+		}
+	}
+	return out
 }
 
 func parseWords(ws []string, skip, phrases map[string]bool, longest int) []unit {
@@ -272,12 +337,15 @@ func parseWords(ws []string, skip, phrases map[string]bool, longest int) []unit 
 		n := min(max(maxSynonymWords, longest), len(ws)-i)
 		for ; n > 1; n-- {
 			k := stemmed(ws[i : i+n])
-			if _, ok := synonyms[k]; ok || phrases[k] {
+			if _, ok := synonyms[k]; ok || phrases[k] || fillers[k] {
 				break
 			}
 		}
 		phrase := ws[i : i+n]
 		i += n
+		if n > 1 && fillers[stemmed(phrase)] && skip != nil {
+			continue
+		}
 		if n == 1 && skip[phrase[0]] {
 			if phrase[0] == "and" && len(out) > 0 {
 				out[len(out)-1].and = true

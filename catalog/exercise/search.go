@@ -671,6 +671,14 @@ func checkQuery(q string, bad *ArgumentError) {
 func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	s := c.searchIdx
 	units := s.orAnatomy(s.completeWord(s.completeSynonyms(s.correctSynonyms(s.splitRunTogether(s.joinSplit(parseQuery(q, s.phrases, s.longestPhrase)))))))
+	if asksInstead(q) {
+		if src, ok := c.named(units); ok {
+			if r := c.alternatives(src, set); r.total > 0 {
+				r.ignored, r.records = []string{}, roaring.BitmapOf(r.positions(0, r.total)...)
+				return r
+			}
+		}
+	}
 	// A search's cost grows with its words: those beyond maxSearchUnits
 	// are set aside from the start.
 	ignored := []string{}
@@ -762,7 +770,11 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 		t2 := x.lazyAnd(t, headed)
 		return []*lazy{confirmed(t2), t2, confirmed(t), t}
 	}
-	tiers := []*lazy{deferred(func() *roaring.Bitmap { return roaring.And(s.exactKeys(units, false), all) })}
+	// A name or alias typed whole comes first even when its words hold
+	// filler the query leaves out ("clean-grip pull from the floor").
+	tiers := []*lazy{deferred(func() *roaring.Bitmap {
+		return roaring.And(or(s.exactKeys(units, false), orEmpty(s.keys[nameKey(words(q))])), all)
+	})}
 	// A query of vocabulary values alone ("biceps", "dumbbell chest",
 	// "cardio") asks for the exercises that train that muscle with that
 	// equipment: the staples its values describe come first ("biceps":
@@ -890,6 +902,23 @@ func (c *Catalogue) search(q string, set *roaring.Bitmap) *ranked {
 	r := newDeferredRanked(all, total, pending)
 	r.ignored, r.records, r.sets = ignored, all, x
 	return r
+}
+
+// named returns the exercise whose name or alias the units say whole
+// (abbreviations spelled out, typos corrected): of several, the standard
+// form of its family first ("bench press": the barbell bench press).
+func (c *Catalogue) named(units []unit) (uint32, bool) {
+	b := c.searchIdx.exactKeys(units, true)
+	if b.IsEmpty() {
+		return 0, false
+	}
+	for it := b.Iterator(); it.HasNext(); {
+		pos := it.Next()
+		if std, ok := c.searchIdx.standardOf[c.exercises[pos].Family]; ok && std == pos {
+			return pos, true
+		}
+	}
+	return b.Minimum(), true
 }
 
 // candidate is a unit of a query that matches records: the unit's index

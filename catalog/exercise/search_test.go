@@ -59,6 +59,17 @@ func TestTermsAndQueries(t *testing.T) {
 	if !units[2].last || units[0].last {
 		t.Error("only the last unit may be a prefix")
 	}
+	// Filler phrases and tempo prescriptions go as stop words do; a
+	// query of nothing else looks for them.
+	for q, want := range map[string]string{"how to do a proper push up with high reps": "push;up", "high reps": "high reps", "3-1-1 tempo squat": "tempo;squat", "1 arm row": "1 arm;row"} {
+		var got []string
+		for _, u := range parseQuery(q, nil, 0) {
+			got = append(got, strings.Join(u.alternatives[0], " "))
+		}
+		if strings.Join(got, ";") != want {
+			t.Errorf("parseQuery(%q): %q, want %q", q, got, want)
+		}
+	}
 }
 
 // TestPhrasal: a query of two words or more may be a name being typed,
