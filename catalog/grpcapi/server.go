@@ -47,7 +47,6 @@ func NewServer(svc *Service, log *logging.Lines, reg prometheus.Registerer, opts
 		// each, and one write buffer per connection.
 		grpc.ForceServerCodecV2(vtcodec.Codec{}),
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
-		grpc.SharedWriteBuffer(true),
 		// The gateway pings an idle connection every 10s to notice a dead
 		// path; the default policy (one ping per 5 minutes, none without
 		// a call) would answer its pings with GOAWAY.

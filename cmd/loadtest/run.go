@@ -46,7 +46,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	debug.SetGCPercent(400)
 	for _, name := range []string{"catalog", "gateway"} {
 		if _, err := os.Stat(filepath.Join(o.bin, name)); err != nil {
-			return fmt.Errorf("%v: build the binaries first: go build -o %s/ ./...", err, o.bin)
+			return fmt.Errorf("%v: build the binaries first (go build -o %s/ ./...)", err, o.bin)
 		}
 	}
 	wrk, wrkVersion := "", ""

@@ -268,14 +268,3 @@ func (s *system) stop() {
 	}
 }
 
-// alive returns an error if a server of the system has exited.
-func (s *system) alive() error {
-	for _, srv := range []*server{s.catalog, s.gateway} {
-		select {
-		case <-srv.exited:
-			return srv.failure()
-		default:
-		}
-	}
-	return nil
-}

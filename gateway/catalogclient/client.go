@@ -209,7 +209,6 @@ func New(target string, timeout time.Duration, streams int, opts ...grpc.DialOpt
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: pingEvery, Timeout: pingTimeout, PermitWithoutStream: true}),
 		// Reflection-free marshalling of the catalog's messages.
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(vtcodec.Codec{})),
-		grpc.WithSharedWriteBuffer(true),
 	}, opts...)
 	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {

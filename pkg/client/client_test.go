@@ -105,7 +105,7 @@ func (f *fakeAPI) list(w http.ResponseWriter, r *http.Request) {
 			match = append(match, x)
 		}
 	}
-	start, end := 0, len(match)
+	var start, end int
 	if after := q.Get("after"); after != "" {
 		start = len(match)
 		for i, x := range match {

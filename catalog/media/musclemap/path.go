@@ -76,7 +76,7 @@ func parseOutline(s string, closed bool) (outline, error) {
 	sawZ := false
 	for i < len(toks) {
 		if sawZ {
-			return o, fmt.Errorf("Z must be the last command")
+			return o, fmt.Errorf("z must be the last command")
 		}
 		cmd := toks[i]
 		i++
