@@ -58,6 +58,8 @@ type Catalogue struct {
 	// positions of its records (version 2 files only).
 	families map[string]*roaring.Bitmap
 	patterns map[string]*roaring.Bitmap
+	// standards holds the families' standard forms.
+	standards *roaring.Bitmap
 	// equipmentSets maps each distinct set of equipments (equipmentSetKey)
 	// to the positions of the records that need exactly that set.
 	equipmentSets map[string]*roaring.Bitmap
@@ -85,6 +87,7 @@ func New(f *File) (*Catalogue, error) {
 		trigrams:  make(map[string]*roaring.Bitmap),
 		families:  make(map[string]*roaring.Bitmap),
 		patterns:  make(map[string]*roaring.Bitmap),
+		standards: roaring.New(),
 
 		equipmentSets: make(map[string]*roaring.Bitmap),
 		searchIdx:     newSearchIndex(f.Vocabularies.Muscles),
@@ -131,6 +134,7 @@ func New(f *File) (*Catalogue, error) {
 		}
 	}
 	c.searchIdx.finish()
+	c.standards.RunOptimize()
 	for _, m := range []map[string]*roaring.Bitmap{c.trigrams, c.families, c.patterns, c.equipmentSets} {
 		for _, b := range m {
 			b.RunOptimize()
@@ -180,6 +184,9 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 
 	group(c.families, x.Family, pos)
 	group(c.patterns, x.Pattern, pos)
+	if x.Standard {
+		c.standards.Add(pos)
+	}
 	group(c.equipmentSets, equipmentSetKey(x.Equipments), pos)
 	c.searchIdx.add(pos, x)
 
