@@ -49,6 +49,10 @@ func TestAPI(t *testing.T) {
 		{name: "variations-include", req: request{path: "/api/v1/exercises/tvnp2vgl/variations?include=instructions", keyID: "key_pro"}},
 		{name: "alternatives", req: request{path: "/api/v1/exercises/humnn3ws/alternatives", keyID: "key_pro"}},
 		{name: "alternatives-filtered", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?equipments=body%20weight", keyID: "key_pro"}},
+		// A bench comes with dumbbells; nothing of a pull-up's pattern
+		// needs only a barbell, so the list falls back on rows.
+		{name: "alternatives-bench-at-hand", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?equipments=dumbbell", keyID: "key_pro"}},
+		{name: "alternatives-fallback", req: request{path: "/api/v1/exercises/tvnp2vgl/alternatives?equipments=barbell", keyID: "key_pro"}},
 		{name: "alternatives-first-page", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?limit=1", keyID: "key_pro"}},
 		{name: "alternatives-next-page", req: request{path: "/api/v1/exercises/humnn3ws/alternatives?limit=1&after=" + idOf(t, "dumbbell chest press on stability ball"), keyID: "key_pro"}},
 		// Backward from the last alternative: ranked order, not id order.

@@ -843,7 +843,10 @@ type ListExercisesResponse struct {
 	// then the movement. Empty when every word was used.
 	IgnoredWords []string `protobuf:"bytes,9,rep,name=ignored_words,json=ignoredWords,proto3" json:"ignored_words,omitempty"`
 	// The counts of the facets the request asked for, in its order.
-	Facets        []*FacetCounts `protobuf:"bytes,10,rep,name=facets,proto3" json:"facets,omitempty"`
+	Facets []*FacetCounts `protobuf:"bytes,10,rep,name=facets,proto3" json:"facets,omitempty"`
+	// For the alternatives relation, the movement patterns the list draws
+	// on; unset for other lists.
+	Alternatives  *AlternativesInfo `protobuf:"bytes,12,opt,name=alternatives,proto3" json:"alternatives,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -948,6 +951,73 @@ func (x *ListExercisesResponse) GetFacets() []*FacetCounts {
 	return nil
 }
 
+func (x *ListExercisesResponse) GetAlternatives() *AlternativesInfo {
+	if x != nil {
+		return x.Alternatives
+	}
+	return nil
+}
+
+// AlternativesInfo says which movement patterns an alternatives list
+// draws on. The list keeps to the exercise's own pattern unless nothing
+// of it fits the filter (typically the equipment at hand); it then falls
+// back on the neighbouring patterns that train the same target muscles
+// (a vertical pull's rows and pullovers).
+type AlternativesInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether the list falls back on neighbouring patterns.
+	Fallback bool `protobuf:"varint,1,opt,name=fallback,proto3" json:"fallback,omitempty"`
+	// The patterns of the list's records, nearest first: the exercise's
+	// own, or the neighbouring ones when fallback. Empty for an empty list.
+	MovementPatterns []string `protobuf:"bytes,2,rep,name=movement_patterns,json=movementPatterns,proto3" json:"movement_patterns,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *AlternativesInfo) Reset() {
+	*x = AlternativesInfo{}
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlternativesInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlternativesInfo) ProtoMessage() {}
+
+func (x *AlternativesInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlternativesInfo.ProtoReflect.Descriptor instead.
+func (*AlternativesInfo) Descriptor() ([]byte, []int) {
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *AlternativesInfo) GetFallback() bool {
+	if x != nil {
+		return x.Fallback
+	}
+	return false
+}
+
+func (x *AlternativesInfo) GetMovementPatterns() []string {
+	if x != nil {
+		return x.MovementPatterns
+	}
+	return nil
+}
+
 // ExerciseJSON is an exercise in the public API's JSON (the gateway's),
 // encoded once per catalogue version, in fragments around what the client
 // adds: the image URL it renders from the media key, and the closing
@@ -971,7 +1041,7 @@ type ExerciseJSON struct {
 
 func (x *ExerciseJSON) Reset() {
 	*x = ExerciseJSON{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -983,7 +1053,7 @@ func (x *ExerciseJSON) String() string {
 func (*ExerciseJSON) ProtoMessage() {}
 
 func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -996,7 +1066,7 @@ func (x *ExerciseJSON) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseJSON.ProtoReflect.Descriptor instead.
 func (*ExerciseJSON) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ExerciseJSON) GetHead() []byte {
@@ -1041,7 +1111,7 @@ type GetExerciseRequest struct {
 
 func (x *GetExerciseRequest) Reset() {
 	*x = GetExerciseRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1053,7 +1123,7 @@ func (x *GetExerciseRequest) String() string {
 func (*GetExerciseRequest) ProtoMessage() {}
 
 func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[8]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1066,7 +1136,7 @@ func (x *GetExerciseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseRequest.ProtoReflect.Descriptor instead.
 func (*GetExerciseRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetExerciseRequest) GetId() string {
@@ -1099,7 +1169,7 @@ type GetExerciseResponse struct {
 
 func (x *GetExerciseResponse) Reset() {
 	*x = GetExerciseResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1111,7 +1181,7 @@ func (x *GetExerciseResponse) String() string {
 func (*GetExerciseResponse) ProtoMessage() {}
 
 func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[9]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1124,7 +1194,7 @@ func (x *GetExerciseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExerciseResponse.ProtoReflect.Descriptor instead.
 func (*GetExerciseResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetExerciseResponse) GetExercise() *Exercise {
@@ -1157,7 +1227,7 @@ type ListBodyPartsRequest struct {
 
 func (x *ListBodyPartsRequest) Reset() {
 	*x = ListBodyPartsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1169,7 +1239,7 @@ func (x *ListBodyPartsRequest) String() string {
 func (*ListBodyPartsRequest) ProtoMessage() {}
 
 func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[10]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1182,7 +1252,7 @@ func (x *ListBodyPartsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsRequest.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
 }
 
 // ListBodyPartsResponse lists the body parts.
@@ -1198,7 +1268,7 @@ type ListBodyPartsResponse struct {
 
 func (x *ListBodyPartsResponse) Reset() {
 	*x = ListBodyPartsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1210,7 +1280,7 @@ func (x *ListBodyPartsResponse) String() string {
 func (*ListBodyPartsResponse) ProtoMessage() {}
 
 func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[11]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1223,7 +1293,7 @@ func (x *ListBodyPartsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBodyPartsResponse.ProtoReflect.Descriptor instead.
 func (*ListBodyPartsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{11}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListBodyPartsResponse) GetBodyParts() []string {
@@ -1253,7 +1323,7 @@ type Muscle struct {
 
 func (x *Muscle) Reset() {
 	*x = Muscle{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1335,7 @@ func (x *Muscle) String() string {
 func (*Muscle) ProtoMessage() {}
 
 func (x *Muscle) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[12]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1348,7 @@ func (x *Muscle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Muscle.ProtoReflect.Descriptor instead.
 func (*Muscle) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{12}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Muscle) GetName() string {
@@ -1304,7 +1374,7 @@ type ListMusclesRequest struct {
 
 func (x *ListMusclesRequest) Reset() {
 	*x = ListMusclesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1386,7 @@ func (x *ListMusclesRequest) String() string {
 func (*ListMusclesRequest) ProtoMessage() {}
 
 func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[13]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1399,7 @@ func (x *ListMusclesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesRequest.ProtoReflect.Descriptor instead.
 func (*ListMusclesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{13}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
 }
 
 // ListMusclesResponse lists the muscles.
@@ -1345,7 +1415,7 @@ type ListMusclesResponse struct {
 
 func (x *ListMusclesResponse) Reset() {
 	*x = ListMusclesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1357,7 +1427,7 @@ func (x *ListMusclesResponse) String() string {
 func (*ListMusclesResponse) ProtoMessage() {}
 
 func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[14]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1370,7 +1440,7 @@ func (x *ListMusclesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMusclesResponse.ProtoReflect.Descriptor instead.
 func (*ListMusclesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{14}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListMusclesResponse) GetMuscles() []*Muscle {
@@ -1402,7 +1472,7 @@ type ExerciseType struct {
 
 func (x *ExerciseType) Reset() {
 	*x = ExerciseType{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1414,7 +1484,7 @@ func (x *ExerciseType) String() string {
 func (*ExerciseType) ProtoMessage() {}
 
 func (x *ExerciseType) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[15]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1427,7 +1497,7 @@ func (x *ExerciseType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExerciseType.ProtoReflect.Descriptor instead.
 func (*ExerciseType) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{15}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExerciseType) GetName() string {
@@ -1460,7 +1530,7 @@ type ListExerciseTypesRequest struct {
 
 func (x *ListExerciseTypesRequest) Reset() {
 	*x = ListExerciseTypesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1472,7 +1542,7 @@ func (x *ListExerciseTypesRequest) String() string {
 func (*ListExerciseTypesRequest) ProtoMessage() {}
 
 func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[16]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1485,7 +1555,7 @@ func (x *ListExerciseTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesRequest.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{16}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
 }
 
 // ListExerciseTypesResponse lists the exercise types.
@@ -1501,7 +1571,7 @@ type ListExerciseTypesResponse struct {
 
 func (x *ListExerciseTypesResponse) Reset() {
 	*x = ListExerciseTypesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1583,7 @@ func (x *ListExerciseTypesResponse) String() string {
 func (*ListExerciseTypesResponse) ProtoMessage() {}
 
 func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[17]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1596,7 @@ func (x *ListExerciseTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExerciseTypesResponse.ProtoReflect.Descriptor instead.
 func (*ListExerciseTypesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{17}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListExerciseTypesResponse) GetExerciseTypes() []*ExerciseType {
@@ -1552,7 +1622,7 @@ type ListEquipmentsRequest struct {
 
 func (x *ListEquipmentsRequest) Reset() {
 	*x = ListEquipmentsRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1564,7 +1634,7 @@ func (x *ListEquipmentsRequest) String() string {
 func (*ListEquipmentsRequest) ProtoMessage() {}
 
 func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[18]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1577,7 +1647,7 @@ func (x *ListEquipmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{18}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
 }
 
 // ListEquipmentsResponse lists the equipments.
@@ -1593,7 +1663,7 @@ type ListEquipmentsResponse struct {
 
 func (x *ListEquipmentsResponse) Reset() {
 	*x = ListEquipmentsResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1605,7 +1675,7 @@ func (x *ListEquipmentsResponse) String() string {
 func (*ListEquipmentsResponse) ProtoMessage() {}
 
 func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[19]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1618,7 +1688,7 @@ func (x *ListEquipmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEquipmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListEquipmentsResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{19}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListEquipmentsResponse) GetEquipments() []string {
@@ -1644,7 +1714,7 @@ type ListDifficultiesRequest struct {
 
 func (x *ListDifficultiesRequest) Reset() {
 	*x = ListDifficultiesRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +1726,7 @@ func (x *ListDifficultiesRequest) String() string {
 func (*ListDifficultiesRequest) ProtoMessage() {}
 
 func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[20]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +1739,7 @@ func (x *ListDifficultiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesRequest.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{20}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
 }
 
 // ListDifficultiesResponse lists the difficulty levels.
@@ -1685,7 +1755,7 @@ type ListDifficultiesResponse struct {
 
 func (x *ListDifficultiesResponse) Reset() {
 	*x = ListDifficultiesResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1697,7 +1767,7 @@ func (x *ListDifficultiesResponse) String() string {
 func (*ListDifficultiesResponse) ProtoMessage() {}
 
 func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[21]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1710,7 +1780,7 @@ func (x *ListDifficultiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDifficultiesResponse.ProtoReflect.Descriptor instead.
 func (*ListDifficultiesResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{21}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListDifficultiesResponse) GetDifficulties() []string {
@@ -1736,7 +1806,7 @@ type WatchCatalogueRequest struct {
 
 func (x *WatchCatalogueRequest) Reset() {
 	*x = WatchCatalogueRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1748,7 +1818,7 @@ func (x *WatchCatalogueRequest) String() string {
 func (*WatchCatalogueRequest) ProtoMessage() {}
 
 func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[22]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1761,7 +1831,7 @@ func (x *WatchCatalogueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{22}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
 }
 
 // WatchCatalogueResponse reports the catalogue being served.
@@ -1777,7 +1847,7 @@ type WatchCatalogueResponse struct {
 
 func (x *WatchCatalogueResponse) Reset() {
 	*x = WatchCatalogueResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1789,7 +1859,7 @@ func (x *WatchCatalogueResponse) String() string {
 func (*WatchCatalogueResponse) ProtoMessage() {}
 
 func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[23]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1802,7 +1872,7 @@ func (x *WatchCatalogueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogueResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogueResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{23}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *WatchCatalogueResponse) GetCatalogueVersion() string {
@@ -1830,7 +1900,7 @@ type ExchangeRequest struct {
 
 func (x *ExchangeRequest) Reset() {
 	*x = ExchangeRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1842,7 +1912,7 @@ func (x *ExchangeRequest) String() string {
 func (*ExchangeRequest) ProtoMessage() {}
 
 func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[24]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1855,7 +1925,7 @@ func (x *ExchangeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeRequest.ProtoReflect.Descriptor instead.
 func (*ExchangeRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{24}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ExchangeRequest) GetCalls() []*Call {
@@ -1884,7 +1954,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1896,7 +1966,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[25]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1909,7 +1979,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{25}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Call) GetRequestId() string {
@@ -1974,7 +2044,7 @@ type ExchangeResponse struct {
 
 func (x *ExchangeResponse) Reset() {
 	*x = ExchangeResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1986,7 +2056,7 @@ func (x *ExchangeResponse) String() string {
 func (*ExchangeResponse) ProtoMessage() {}
 
 func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[26]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1999,7 +2069,7 @@ func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeResponse.ProtoReflect.Descriptor instead.
 func (*ExchangeResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{26}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ExchangeResponse) GetResults() []*CallResult {
@@ -2026,7 +2096,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2038,7 +2108,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[27]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2051,7 +2121,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{27}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CallResult) GetOutcome() isCallResult_Outcome {
@@ -2129,7 +2199,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2141,7 +2211,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[28]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2154,7 +2224,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{28}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -2196,7 +2266,7 @@ type GetMediaRequest struct {
 
 func (x *GetMediaRequest) Reset() {
 	*x = GetMediaRequest{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2208,7 +2278,7 @@ func (x *GetMediaRequest) String() string {
 func (*GetMediaRequest) ProtoMessage() {}
 
 func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[29]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2221,7 +2291,7 @@ func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaRequest.ProtoReflect.Descriptor instead.
 func (*GetMediaRequest) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{29}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetMediaRequest) GetMediaKey() string {
@@ -2258,7 +2328,7 @@ type GetMediaResponse struct {
 
 func (x *GetMediaResponse) Reset() {
 	*x = GetMediaResponse{}
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2270,7 +2340,7 @@ func (x *GetMediaResponse) String() string {
 func (*GetMediaResponse) ProtoMessage() {}
 
 func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[30]
+	mi := &file_exercisedb_catalog_v1_catalog_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2283,7 +2353,7 @@ func (x *GetMediaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaResponse.ProtoReflect.Descriptor instead.
 func (*GetMediaResponse) Descriptor() ([]byte, []int) {
-	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{30}
+	return file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetMediaResponse) GetContent() []byte {
@@ -2358,7 +2428,7 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
 	"ValueCount\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x05R\x05count\"\xe0\x03\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"\xad\x04\n" +
 	"\x15ListExercisesResponse\x12=\n" +
 	"\texercises\x18\x01 \x03(\v2\x1f.exercisedb.catalog.v1.ExerciseR\texercises\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\"\n" +
@@ -2371,7 +2441,11 @@ const file_exercisedb_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x0eexercises_json\x18\b \x03(\v2#.exercisedb.catalog.v1.ExerciseJSONR\rexercisesJson\x12#\n" +
 	"\rignored_words\x18\t \x03(\tR\fignoredWords\x12:\n" +
 	"\x06facets\x18\n" +
-	" \x03(\v2\".exercisedb.catalog.v1.FacetCountsR\x06facets\"|\n" +
+	" \x03(\v2\".exercisedb.catalog.v1.FacetCountsR\x06facets\x12K\n" +
+	"\falternatives\x18\f \x01(\v2'.exercisedb.catalog.v1.AlternativesInfoR\falternatives\"[\n" +
+	"\x10AlternativesInfo\x12\x1a\n" +
+	"\bfallback\x18\x01 \x01(\bR\bfallback\x12+\n" +
+	"\x11movement_patterns\x18\x02 \x03(\tR\x10movementPatterns\"|\n" +
 	"\fExerciseJSON\x12\x12\n" +
 	"\x04head\x18\x01 \x01(\fR\x04head\x12\x1b\n" +
 	"\tmedia_key\x18\x02 \x01(\tR\bmediaKey\x12\x18\n" +
@@ -2488,7 +2562,7 @@ func file_exercisedb_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 }
 
 var file_exercisedb_catalog_v1_catalog_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_exercisedb_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(ContentField)(0),                 // 0: exercisedb.catalog.v1.ContentField
 	(Relation)(0),                     // 1: exercisedb.catalog.v1.Relation
@@ -2500,31 +2574,32 @@ var file_exercisedb_catalog_v1_catalog_proto_goTypes = []any{
 	(*FacetCounts)(nil),               // 7: exercisedb.catalog.v1.FacetCounts
 	(*ValueCount)(nil),                // 8: exercisedb.catalog.v1.ValueCount
 	(*ListExercisesResponse)(nil),     // 9: exercisedb.catalog.v1.ListExercisesResponse
-	(*ExerciseJSON)(nil),              // 10: exercisedb.catalog.v1.ExerciseJSON
-	(*GetExerciseRequest)(nil),        // 11: exercisedb.catalog.v1.GetExerciseRequest
-	(*GetExerciseResponse)(nil),       // 12: exercisedb.catalog.v1.GetExerciseResponse
-	(*ListBodyPartsRequest)(nil),      // 13: exercisedb.catalog.v1.ListBodyPartsRequest
-	(*ListBodyPartsResponse)(nil),     // 14: exercisedb.catalog.v1.ListBodyPartsResponse
-	(*Muscle)(nil),                    // 15: exercisedb.catalog.v1.Muscle
-	(*ListMusclesRequest)(nil),        // 16: exercisedb.catalog.v1.ListMusclesRequest
-	(*ListMusclesResponse)(nil),       // 17: exercisedb.catalog.v1.ListMusclesResponse
-	(*ExerciseType)(nil),              // 18: exercisedb.catalog.v1.ExerciseType
-	(*ListExerciseTypesRequest)(nil),  // 19: exercisedb.catalog.v1.ListExerciseTypesRequest
-	(*ListExerciseTypesResponse)(nil), // 20: exercisedb.catalog.v1.ListExerciseTypesResponse
-	(*ListEquipmentsRequest)(nil),     // 21: exercisedb.catalog.v1.ListEquipmentsRequest
-	(*ListEquipmentsResponse)(nil),    // 22: exercisedb.catalog.v1.ListEquipmentsResponse
-	(*ListDifficultiesRequest)(nil),   // 23: exercisedb.catalog.v1.ListDifficultiesRequest
-	(*ListDifficultiesResponse)(nil),  // 24: exercisedb.catalog.v1.ListDifficultiesResponse
-	(*WatchCatalogueRequest)(nil),     // 25: exercisedb.catalog.v1.WatchCatalogueRequest
-	(*WatchCatalogueResponse)(nil),    // 26: exercisedb.catalog.v1.WatchCatalogueResponse
-	(*ExchangeRequest)(nil),           // 27: exercisedb.catalog.v1.ExchangeRequest
-	(*Call)(nil),                      // 28: exercisedb.catalog.v1.Call
-	(*ExchangeResponse)(nil),          // 29: exercisedb.catalog.v1.ExchangeResponse
-	(*CallResult)(nil),                // 30: exercisedb.catalog.v1.CallResult
-	(*CallError)(nil),                 // 31: exercisedb.catalog.v1.CallError
-	(*GetMediaRequest)(nil),           // 32: exercisedb.catalog.v1.GetMediaRequest
-	(*GetMediaResponse)(nil),          // 33: exercisedb.catalog.v1.GetMediaResponse
-	(*anypb.Any)(nil),                 // 34: google.protobuf.Any
+	(*AlternativesInfo)(nil),          // 10: exercisedb.catalog.v1.AlternativesInfo
+	(*ExerciseJSON)(nil),              // 11: exercisedb.catalog.v1.ExerciseJSON
+	(*GetExerciseRequest)(nil),        // 12: exercisedb.catalog.v1.GetExerciseRequest
+	(*GetExerciseResponse)(nil),       // 13: exercisedb.catalog.v1.GetExerciseResponse
+	(*ListBodyPartsRequest)(nil),      // 14: exercisedb.catalog.v1.ListBodyPartsRequest
+	(*ListBodyPartsResponse)(nil),     // 15: exercisedb.catalog.v1.ListBodyPartsResponse
+	(*Muscle)(nil),                    // 16: exercisedb.catalog.v1.Muscle
+	(*ListMusclesRequest)(nil),        // 17: exercisedb.catalog.v1.ListMusclesRequest
+	(*ListMusclesResponse)(nil),       // 18: exercisedb.catalog.v1.ListMusclesResponse
+	(*ExerciseType)(nil),              // 19: exercisedb.catalog.v1.ExerciseType
+	(*ListExerciseTypesRequest)(nil),  // 20: exercisedb.catalog.v1.ListExerciseTypesRequest
+	(*ListExerciseTypesResponse)(nil), // 21: exercisedb.catalog.v1.ListExerciseTypesResponse
+	(*ListEquipmentsRequest)(nil),     // 22: exercisedb.catalog.v1.ListEquipmentsRequest
+	(*ListEquipmentsResponse)(nil),    // 23: exercisedb.catalog.v1.ListEquipmentsResponse
+	(*ListDifficultiesRequest)(nil),   // 24: exercisedb.catalog.v1.ListDifficultiesRequest
+	(*ListDifficultiesResponse)(nil),  // 25: exercisedb.catalog.v1.ListDifficultiesResponse
+	(*WatchCatalogueRequest)(nil),     // 26: exercisedb.catalog.v1.WatchCatalogueRequest
+	(*WatchCatalogueResponse)(nil),    // 27: exercisedb.catalog.v1.WatchCatalogueResponse
+	(*ExchangeRequest)(nil),           // 28: exercisedb.catalog.v1.ExchangeRequest
+	(*Call)(nil),                      // 29: exercisedb.catalog.v1.Call
+	(*ExchangeResponse)(nil),          // 30: exercisedb.catalog.v1.ExchangeResponse
+	(*CallResult)(nil),                // 31: exercisedb.catalog.v1.CallResult
+	(*CallError)(nil),                 // 32: exercisedb.catalog.v1.CallError
+	(*GetMediaRequest)(nil),           // 33: exercisedb.catalog.v1.GetMediaRequest
+	(*GetMediaResponse)(nil),          // 34: exercisedb.catalog.v1.GetMediaResponse
+	(*anypb.Any)(nil),                 // 35: google.protobuf.Any
 }
 var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	1,  // 0: exercisedb.catalog.v1.Related.relation:type_name -> exercisedb.catalog.v1.Relation
@@ -2535,45 +2610,46 @@ var file_exercisedb_catalog_v1_catalog_proto_depIdxs = []int32{
 	2,  // 5: exercisedb.catalog.v1.FacetCounts.facet:type_name -> exercisedb.catalog.v1.Facet
 	8,  // 6: exercisedb.catalog.v1.FacetCounts.values:type_name -> exercisedb.catalog.v1.ValueCount
 	3,  // 7: exercisedb.catalog.v1.ListExercisesResponse.exercises:type_name -> exercisedb.catalog.v1.Exercise
-	10, // 8: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	11, // 8: exercisedb.catalog.v1.ListExercisesResponse.exercises_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
 	7,  // 9: exercisedb.catalog.v1.ListExercisesResponse.facets:type_name -> exercisedb.catalog.v1.FacetCounts
-	3,  // 10: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
-	10, // 11: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
-	15, // 12: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
-	18, // 13: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
-	28, // 14: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
-	6,  // 15: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
-	11, // 16: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
-	30, // 17: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
-	9,  // 18: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
-	12, // 19: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
-	31, // 20: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
-	34, // 21: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
-	6,  // 22: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
-	11, // 23: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
-	13, // 24: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
-	16, // 25: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
-	19, // 26: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
-	21, // 27: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
-	23, // 28: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
-	25, // 29: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
-	27, // 30: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
-	32, // 31: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
-	9,  // 32: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
-	12, // 33: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
-	14, // 34: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
-	17, // 35: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
-	20, // 36: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
-	22, // 37: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
-	24, // 38: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
-	26, // 39: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
-	29, // 40: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
-	33, // 41: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
-	32, // [32:42] is the sub-list for method output_type
-	22, // [22:32] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	10, // 10: exercisedb.catalog.v1.ListExercisesResponse.alternatives:type_name -> exercisedb.catalog.v1.AlternativesInfo
+	3,  // 11: exercisedb.catalog.v1.GetExerciseResponse.exercise:type_name -> exercisedb.catalog.v1.Exercise
+	11, // 12: exercisedb.catalog.v1.GetExerciseResponse.exercise_json:type_name -> exercisedb.catalog.v1.ExerciseJSON
+	16, // 13: exercisedb.catalog.v1.ListMusclesResponse.muscles:type_name -> exercisedb.catalog.v1.Muscle
+	19, // 14: exercisedb.catalog.v1.ListExerciseTypesResponse.exercise_types:type_name -> exercisedb.catalog.v1.ExerciseType
+	29, // 15: exercisedb.catalog.v1.ExchangeRequest.calls:type_name -> exercisedb.catalog.v1.Call
+	6,  // 16: exercisedb.catalog.v1.Call.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesRequest
+	12, // 17: exercisedb.catalog.v1.Call.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseRequest
+	31, // 18: exercisedb.catalog.v1.ExchangeResponse.results:type_name -> exercisedb.catalog.v1.CallResult
+	9,  // 19: exercisedb.catalog.v1.CallResult.list_exercises:type_name -> exercisedb.catalog.v1.ListExercisesResponse
+	13, // 20: exercisedb.catalog.v1.CallResult.get_exercise:type_name -> exercisedb.catalog.v1.GetExerciseResponse
+	32, // 21: exercisedb.catalog.v1.CallResult.error:type_name -> exercisedb.catalog.v1.CallError
+	35, // 22: exercisedb.catalog.v1.CallError.details:type_name -> google.protobuf.Any
+	6,  // 23: exercisedb.catalog.v1.CatalogService.ListExercises:input_type -> exercisedb.catalog.v1.ListExercisesRequest
+	12, // 24: exercisedb.catalog.v1.CatalogService.GetExercise:input_type -> exercisedb.catalog.v1.GetExerciseRequest
+	14, // 25: exercisedb.catalog.v1.CatalogService.ListBodyParts:input_type -> exercisedb.catalog.v1.ListBodyPartsRequest
+	17, // 26: exercisedb.catalog.v1.CatalogService.ListMuscles:input_type -> exercisedb.catalog.v1.ListMusclesRequest
+	20, // 27: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:input_type -> exercisedb.catalog.v1.ListExerciseTypesRequest
+	22, // 28: exercisedb.catalog.v1.CatalogService.ListEquipments:input_type -> exercisedb.catalog.v1.ListEquipmentsRequest
+	24, // 29: exercisedb.catalog.v1.CatalogService.ListDifficulties:input_type -> exercisedb.catalog.v1.ListDifficultiesRequest
+	26, // 30: exercisedb.catalog.v1.CatalogService.WatchCatalogue:input_type -> exercisedb.catalog.v1.WatchCatalogueRequest
+	28, // 31: exercisedb.catalog.v1.CatalogService.Exchange:input_type -> exercisedb.catalog.v1.ExchangeRequest
+	33, // 32: exercisedb.catalog.v1.CatalogService.GetMedia:input_type -> exercisedb.catalog.v1.GetMediaRequest
+	9,  // 33: exercisedb.catalog.v1.CatalogService.ListExercises:output_type -> exercisedb.catalog.v1.ListExercisesResponse
+	13, // 34: exercisedb.catalog.v1.CatalogService.GetExercise:output_type -> exercisedb.catalog.v1.GetExerciseResponse
+	15, // 35: exercisedb.catalog.v1.CatalogService.ListBodyParts:output_type -> exercisedb.catalog.v1.ListBodyPartsResponse
+	18, // 36: exercisedb.catalog.v1.CatalogService.ListMuscles:output_type -> exercisedb.catalog.v1.ListMusclesResponse
+	21, // 37: exercisedb.catalog.v1.CatalogService.ListExerciseTypes:output_type -> exercisedb.catalog.v1.ListExerciseTypesResponse
+	23, // 38: exercisedb.catalog.v1.CatalogService.ListEquipments:output_type -> exercisedb.catalog.v1.ListEquipmentsResponse
+	25, // 39: exercisedb.catalog.v1.CatalogService.ListDifficulties:output_type -> exercisedb.catalog.v1.ListDifficultiesResponse
+	27, // 40: exercisedb.catalog.v1.CatalogService.WatchCatalogue:output_type -> exercisedb.catalog.v1.WatchCatalogueResponse
+	30, // 41: exercisedb.catalog.v1.CatalogService.Exchange:output_type -> exercisedb.catalog.v1.ExchangeResponse
+	34, // 42: exercisedb.catalog.v1.CatalogService.GetMedia:output_type -> exercisedb.catalog.v1.GetMediaResponse
+	33, // [33:43] is the sub-list for method output_type
+	23, // [23:33] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_exercisedb_catalog_v1_catalog_proto_init() }
@@ -2581,11 +2657,11 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 	if File_exercisedb_catalog_v1_catalog_proto != nil {
 		return
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[25].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[26].OneofWrappers = []any{
 		(*Call_ListExercises)(nil),
 		(*Call_GetExercise)(nil),
 	}
-	file_exercisedb_catalog_v1_catalog_proto_msgTypes[27].OneofWrappers = []any{
+	file_exercisedb_catalog_v1_catalog_proto_msgTypes[28].OneofWrappers = []any{
 		(*CallResult_ListExercises)(nil),
 		(*CallResult_GetExercise)(nil),
 		(*CallResult_Error)(nil),
@@ -2596,7 +2672,7 @@ func file_exercisedb_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_exercisedb_catalog_v1_catalog_proto_rawDesc), len(file_exercisedb_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   31,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
