@@ -183,13 +183,13 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 	// shows each kind of substitute (a row and a pullover for a pull-up).
 	var tiers []*roaring.Bitmap
 	// Within its own pattern, a staple comes before src's own family only
-	// if it is not a much rarer movement (a family of at least half as
-	// many records): a lat pulldown's first substitute is the pull-up, a
-	// bench press's a bench press on other equipment, not a push-up on
-	// handles.
+	// if it is not a much rarer movement (a family of at least two thirds
+	// as many records): a lat pulldown's first substitute is the pull-up,
+	// a bench press's a bench press on other equipment, not an incline
+	// press.
 	minFamily := minStapleSubstitute
 	if !fallback {
-		minFamily = max(minFamily, (int(fam.GetCardinality())+1)/2)
+		minFamily = max(minFamily, (2*int(fam.GetCardinality())+2)/3)
 	}
 	for _, list := range lists {
 		if s, ok := c.staple(x, list, minFamily); ok {

@@ -137,8 +137,8 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 		}
 	}
 	if rel == Alternatives {
-		// The staple: a standard form of another family, not much rarer
-		// than src's, of at least half the largest such family's records,
+		// The staple: a standard form of another family of at least two
+		// thirds of src's records, of at least half the largest such family's records,
 		// at most one difficulty harder; sharing an equipment first, then
 		// of the larger family, of more shared targets, of the lower id.
 		type option struct {
@@ -150,7 +150,7 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 		for i, s := range out {
 			x := s.x
 			shared, _ := share(x)
-			if !x.Standard || x.Family == src.Family || size[x.Family] < max(4, (size[src.Family]+1)/2) || rank[x.Difficulty] > rank[src.Difficulty]+1 {
+			if !x.Standard || x.Family == src.Family || size[x.Family] < max(4, (2*size[src.Family]+2)/3) || rank[x.Difficulty] > rank[src.Difficulty]+1 {
 				continue
 			}
 			shares := 1
