@@ -7,9 +7,9 @@ import "slices"
 // pattern itself fits the filter. A neighbour trains the same muscles by
 // another path (a vertical pull's lats by a row or a pullover); a
 // neighbour's records must still share a target muscle with the
-// exercise. Patterns that have no close neighbour (static holds, stretches
-// of one muscle, conditioning) are left out: a far substitute is worse
-// than none.
+// exercise. Patterns that have no close neighbour (static holds,
+// locomotion, conditioning, inversions, soft tissue) are left out: a far
+// substitute is worse than none.
 var neighbourPatterns = map[string][]string{
 	"horizontal push":   {"chest fly", "vertical push"},
 	"vertical push":     {"horizontal push", "shoulder raise"},
