@@ -78,6 +78,8 @@ type Catalogue struct {
 	// positions of its records (version 2 files only).
 	families map[string]*roaring.Bitmap
 	patterns map[string]*roaring.Bitmap
+	// standards holds the families' standard forms.
+	standards *roaring.Bitmap
 	// equipmentSets maps each distinct set of equipments (equipmentSetKey)
 	// to the positions of the records that need exactly that set.
 	equipmentSets map[string]*roaring.Bitmap
@@ -109,6 +111,7 @@ func New(f *File, opts ...Option) (*Catalogue, error) {
 		trigrams:  make(map[string]*roaring.Bitmap),
 		families:  make(map[string]*roaring.Bitmap),
 		patterns:  make(map[string]*roaring.Bitmap),
+		standards: roaring.New(),
 
 		equipmentSets: make(map[string]*roaring.Bitmap),
 		searchIdx:     newSearchIndex(f.Vocabularies.Muscles),
@@ -160,6 +163,7 @@ func New(f *File, opts ...Option) (*Catalogue, error) {
 		}
 	}
 	c.searchIdx.finish()
+	c.standards.RunOptimize()
 	for _, m := range []map[string]*roaring.Bitmap{c.trigrams, c.families, c.patterns, c.equipmentSets} {
 		for _, b := range m {
 			b.RunOptimize()
@@ -218,6 +222,9 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 
 	group(c.families, x.Family, pos)
 	group(c.patterns, x.Pattern, pos)
+	if x.Standard {
+		c.standards.Add(pos)
+	}
 	group(c.equipmentSets, equipmentSetKey(x.Equipments), pos)
 	c.searchIdx.add(pos, x)
 

@@ -46,6 +46,13 @@ type Page struct {
 	// because no record matched them together with the others: empty if
 	// every word was used; nil without a query.
 	IgnoredWords []string
+	// MovementPatterns, for alternatives, are the patterns the list's
+	// records are of, nearest first: the exercise's own, or, when nothing
+	// of its own pattern fits the filter, the neighbouring patterns that
+	// have something that does (then Fallback is true). Empty for an
+	// empty list; nil for other lists.
+	MovementPatterns []string
+	Fallback         bool
 	// positions are those of Exercises in the catalogue that made the
 	// page, for PageJSON.
 	positions []uint32

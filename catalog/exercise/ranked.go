@@ -54,6 +54,10 @@ type ranked struct {
 	// ignored lists the words of a search's query that it set aside
 	// (empty if none; nil for a list that is no search).
 	ignored []string
+	// patterns and fallback are an alternatives list's movement patterns
+	// and whether they are neighbours of the exercise's own (see Page).
+	patterns []string
+	fallback bool
 }
 
 // pendingTier is a tier of a search not reached yet: records may hold

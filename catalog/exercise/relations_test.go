@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -55,7 +56,7 @@ func needsOnly(x Exercise, have []string) bool {
 		return true
 	}
 	for _, e := range x.Equipments {
-		if !slices.ContainsFunc(have, func(h string) bool { return Canonical(h) == e }) {
+		if !slices.ContainsFunc(have, func(h string) bool { return Canonical(h) == e || slices.Contains(comesWith[Canonical(h)], e) }) {
 			return false
 		}
 	}
@@ -135,6 +136,38 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 			out = append(out, scored{x, tier})
 		}
 	}
+	if rel == Alternatives {
+		// The staple: a standard form of another family of at least two
+		// thirds of src's records, of at least half the largest such family's records,
+		// at most one difficulty harder; sharing an equipment first, then
+		// of the larger family, of more shared targets, of the lower id.
+		type option struct {
+			i, shares, size, shared int
+			id                      string
+		}
+		var opts []option
+		largest := 0
+		for i, s := range out {
+			x := s.x
+			shared, _ := share(x)
+			if !x.Standard || x.Family == src.Family || size[x.Family] < max(4, (2*size[src.Family]+2)/3) || rank[x.Difficulty] > rank[src.Difficulty]+1 {
+				continue
+			}
+			shares := 1
+			if slices.ContainsFunc(x.Equipments, func(e string) bool { return slices.Contains(src.Equipments, e) }) {
+				shares = 0
+			}
+			largest = max(largest, size[x.Family])
+			opts = append(opts, option{i, shares, size[x.Family], shared, x.ID})
+		}
+		opts = slices.DeleteFunc(opts, func(o option) bool { return 2*o.size < largest })
+		if len(opts) > 0 {
+			best := slices.MinFunc(opts, func(a, b option) int {
+				return cmp.Or(cmp.Compare(a.shares, b.shares), cmp.Compare(b.size, a.size), cmp.Compare(b.shared, a.shared), cmp.Compare(a.id, b.id))
+			})
+			out[best.i].tier = -1
+		}
+	}
 	slices.SortStableFunc(out, func(a, b scored) int {
 		return cmp.Or(cmp.Compare(a.tier, b.tier), cmp.Compare(class(a.x), class(b.x)), cmp.Compare(a.x.ID, b.x.ID))
 	})
@@ -183,8 +216,8 @@ func walkRelated(t *testing.T, c *Catalogue, rel Relation, id string, flt Filter
 
 // TestRelatedEquipmentsAtHand: a relation's equipments are what one has
 // ("what can I do instead with what I have"), so a related record needing
-// anything else is left out, where the listing's any-of would keep a
-// record that needs one of them and something more.
+// anything else (but what comes with it) is left out, where the listing's
+// any-of would keep a record that needs one of them and something more.
 func TestRelatedEquipmentsAtHand(t *testing.T) {
 	f := relatedFile(600, 3)
 	c := mustNew(t, f)
@@ -204,6 +237,10 @@ func TestRelatedEquipmentsAtHand(t *testing.T) {
 				}
 			}
 			kept += len(want)
+			// The same records; the order may differ, as the staple is
+			// chosen among what is at hand.
+			slices.Sort(got)
+			slices.Sort(want)
 			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 				t.Errorf("%s of %s with %q:\n got %v\nwant %v", rel, src.ID, have, got, want)
 			}
@@ -356,6 +393,51 @@ func TestRelatedVersion1(t *testing.T) {
 	}
 }
 
+// handMade is a hand-made record of a test: its equipments are those
+// of equipment, separated by commas.
+type handMade struct {
+	name, family, difficulty, equipment string
+	targets                             []string
+	standard                            bool
+}
+
+// handMadeFile returns a version 2 file of recs, of pattern unless a
+// record's family names one after a colon ("row:horizontal pull"), with
+// the test vocabularies and the equipments recs need.
+func handMadeFile(pattern string, recs []handMade) *File {
+	f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
+	parts := map[string]string{}
+	for _, m := range f.Vocabularies.Muscles {
+		parts[m.Name] = m.BodyPart
+	}
+	for _, r := range recs {
+		var bodyParts []string
+		for _, m := range r.targets {
+			if !slices.Contains(bodyParts, parts[m]) {
+				bodyParts = append(bodyParts, parts[m])
+			}
+		}
+		for _, e := range strings.Split(r.equipment, ",") {
+			if !slices.Contains(f.Vocabularies.Equipments, Term{e}) {
+				f.Vocabularies.Equipments = append(f.Vocabularies.Equipments, Term{e})
+			}
+		}
+		family, p, found := strings.Cut(r.family, ":")
+		if !found {
+			p = pattern
+		}
+		f.Exercises = append(f.Exercises, Exercise{
+			ID: IDFor(r.name), Name: r.name, BodyParts: bodyParts,
+			Equipments: strings.Split(r.equipment, ","), ExerciseTypes: []string{"strength"},
+			Difficulty: r.difficulty, TargetMuscles: r.targets, SecondaryMuscles: []string{},
+			Family: family, Pattern: p, Standard: r.standard,
+			Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
+			Tips: []string{"Breathe."}, Aliases: []string{},
+		})
+	}
+	return f
+}
+
 // TestAlternativesOrder: the ranking a coach expects, on hand-made
 // records. A substitute that demands more comes after one that does not,
 // even of the same family (a weighted lat pulldown is no substitute for
@@ -363,21 +445,16 @@ func TestRelatedVersion1(t *testing.T) {
 // trains more of the exercise's target muscles comes first, and one that
 // also aims elsewhere after one that does not.
 func TestAlternativesOrder(t *testing.T) {
-	type rec struct {
-		name, family, difficulty, equipment string
-		targets                             []string
-		standard                            bool
-	}
 	for _, tc := range []struct {
 		name string
 		src  string
-		recs []rec
+		recs []handMade
 		want []string
 	}{
 		{
 			name: "difficulty before family, least harder first",
 			src:  "lat pulldown",
-			recs: []rec{
+			recs: []handMade{
 				{"lat pulldown", "pulldown", "beginner", "cable", []string{"latissimus dorsi"}, true},
 				{"weighted lat pulldown", "pulldown", "advanced", "dumbbell", []string{"latissimus dorsi"}, false},
 				{"rope climb", "climb", "advanced", "body weight", []string{"latissimus dorsi"}, false},
@@ -389,7 +466,7 @@ func TestAlternativesOrder(t *testing.T) {
 		{
 			name: "more shared targets first, then nothing beyond them",
 			src:  "deadlift",
-			recs: []rec{
+			recs: []handMade{
 				{"deadlift", "deadlift", "beginner", "barbell", []string{"hamstrings", "quadriceps", "rectus abdominis"}, true},
 				{"sumo pull", "sumo", "beginner", "barbell", []string{"quadriceps"}, false},
 				{"romanian deadlift", "romanian", "beginner", "barbell", []string{"hamstrings", "quadriceps"}, false},
@@ -400,27 +477,7 @@ func TestAlternativesOrder(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &File{Format: FormatV2, Vocabularies: testVocabularies()}
-			parts := map[string]string{}
-			for _, m := range f.Vocabularies.Muscles {
-				parts[m.Name] = m.BodyPart
-			}
-			for _, r := range tc.recs {
-				var bodyParts []string
-				for _, m := range r.targets {
-					if !slices.Contains(bodyParts, parts[m]) {
-						bodyParts = append(bodyParts, parts[m])
-					}
-				}
-				f.Exercises = append(f.Exercises, Exercise{
-					ID: IDFor(r.name), Name: r.name, BodyParts: bodyParts,
-					Equipments: []string{r.equipment}, ExerciseTypes: []string{"strength"},
-					Difficulty: r.difficulty, TargetMuscles: r.targets, SecondaryMuscles: []string{},
-					Family: r.family, Pattern: "hinge and pull", Standard: r.standard,
-					Description: "A test exercise.", Instructions: []string{"Set up.", "Move.", "Return."},
-					Tips: []string{"Breathe."}, Aliases: []string{},
-				})
-			}
+			f := handMadeFile("hinge and pull", tc.recs)
 			c := mustNew(t, f)
 			p, err := c.Related(Alternatives, IDFor(tc.src), Filter{}, PageRequest{Limit: MaxLimit})
 			if err != nil {
@@ -434,5 +491,65 @@ func TestAlternativesOrder(t *testing.T) {
 				t.Errorf("alternatives of %s:\n got %q\nwant %q", tc.src, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAlternativesFallback: with nothing of the exercise's pattern at
+// hand, the list falls back on the neighbouring patterns (a vertical
+// pull's rows, then pullovers) and says so; each pattern's staple comes
+// first; a bench comes with dumbbells.
+func TestAlternativesFallback(t *testing.T) {
+	lats := []string{"latissimus dorsi"}
+	recs := []handMade{
+		{"lat pulldown", "pulldown", "beginner", "cable", lats, true},
+		{"pull-up", "pull-up", "intermediate", "body weight,pull-up bar", lats, true},
+		{"wide pull-up", "pull-up", "intermediate", "body weight,pull-up bar", lats, false},
+		{"archer pull-up", "pull-up", "advanced", "body weight,pull-up bar", lats, false},
+		{"negative pull-up", "pull-up", "beginner", "body weight,pull-up bar", lats, false},
+		{"machine pulldown", "pulldown", "beginner", "leverage machine", lats, false},
+		{"dumbbell row", "row:horizontal pull", "beginner", "dumbbell,bench", lats, true},
+		{"kroc row", "row:horizontal pull", "beginner", "dumbbell", lats, false},
+		{"seal row", "row:horizontal pull", "beginner", "dumbbell,bench", lats, false},
+		{"renegade row", "row:horizontal pull", "beginner", "dumbbell", lats, false},
+		{"doorway row", "doorway:horizontal pull", "beginner", "body weight", lats, true},
+		{"dumbbell pullover", "pullover:pullover", "intermediate", "dumbbell,bench", lats, true},
+		{"floor pullover", "pullover:pullover", "intermediate", "dumbbell", lats, false},
+		{"band pullover", "pullover:pullover", "beginner", "resistance band", lats, false},
+		{"ball pullover", "pullover:pullover", "beginner", "stability ball", lats, false},
+		{"dumbbell curl", "curl:elbow flexion", "beginner", "dumbbell", lats, true},
+	}
+	c := mustNew(t, handMadeFile("vertical pull", recs))
+	for _, tc := range []struct {
+		src      string
+		have     []string
+		want     []string
+		patterns []string
+		fallback bool
+	}{
+		// The larger family's standard form first, then by difficulty.
+		{"lat pulldown", nil, []string{"pull-up", "machine pulldown", "negative pull-up", "wide pull-up", "archer pull-up"}, []string{"vertical pull"}, false},
+		{"pull-up", []string{"body weight"}, []string{"doorway row"}, []string{"horizontal pull"}, true},
+		// Each pattern's staple, nearest first, then the rest in turn;
+		// the bench comes with the dumbbells.
+		{"lat pulldown", []string{"dumbbell"}, []string{"dumbbell row", "dumbbell pullover", "renegade row", "seal row", "kroc row", "floor pullover"}, []string{"horizontal pull", "pullover"}, true},
+		{"lat pulldown", []string{"cable"}, []string{}, []string{}, false},
+	} {
+		t.Run(tc.src+" with "+strings.Join(tc.have, ","), func(t *testing.T) {
+			p, err := c.Related(Alternatives, IDFor(tc.src), Filter{Equipments: tc.have}, PageRequest{Limit: MaxLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []string{}
+			for _, x := range p.Exercises {
+				got = append(got, x.Name)
+			}
+			if !slices.Equal(got, tc.want) || !slices.Equal(p.MovementPatterns, tc.patterns) || p.Fallback != tc.fallback {
+				t.Errorf("got %q of %q (fallback %t)\nwant %q of %q (fallback %t)", got, p.MovementPatterns, p.Fallback, tc.want, tc.patterns, tc.fallback)
+			}
+		})
+	}
+	// Other lists carry no patterns.
+	if p, err := c.Related(Variations, IDFor("pull-up"), Filter{}, PageRequest{}); err != nil || p.MovementPatterns != nil || p.Fallback {
+		t.Errorf("variations: patterns %q, fallback %t, %v", p.MovementPatterns, p.Fallback, err)
 	}
 }

@@ -77,6 +77,20 @@ func TestContentAndRelations(t *testing.T) {
 	}); err != nil || got != nil {
 		t.Errorf("filtered alternatives: %v, %v; want none", got, err)
 	}
+	// An alternatives list says which patterns it draws on; other lists
+	// say nothing.
+	for _, tc := range []struct {
+		rel  catalogv1.Relation
+		want *catalogv1.AlternativesInfo
+	}{
+		{catalogv1.Relation_RELATION_ALTERNATIVES, &catalogv1.AlternativesInfo{MovementPatterns: []string{"horizontal push"}}},
+		{catalogv1.Relation_RELATION_VARIATIONS, nil},
+	} {
+		r, err := h.client.ListExercises(ctx, &catalogv1.ListExercisesRequest{Related: &catalogv1.Related{Id: "bp", Relation: tc.rel}})
+		if err != nil || !cmp.Equal(r.GetAlternatives(), tc.want, protocmp.Transform()) {
+			t.Errorf("%s of bp: alternatives %v, %v; want %v", tc.rel, r.GetAlternatives(), err, tc.want)
+		}
+	}
 
 	for _, tc := range []struct {
 		name  string

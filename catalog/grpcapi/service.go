@@ -200,6 +200,9 @@ func (s *Service) ListExercises(_ context.Context, req *catalogv1.ListExercisesR
 		IgnoredWords:     page.IgnoredWords,
 		Facets:           facetsProto(counts),
 	}
+	if page.MovementPatterns != nil {
+		out.Alternatives = &catalogv1.AlternativesInfo{Fallback: page.Fallback, MovementPatterns: page.MovementPatterns}
+	}
 	if req.GetJson() {
 		out.ExercisesJson = make([]*catalogv1.ExerciseJSON, len(page.Exercises))
 		msgs := make([]catalogv1.ExerciseJSON, len(page.Exercises)) // one allocation for the page

@@ -158,6 +158,17 @@ type Page struct {
 	IgnoredWords []string
 	// Facets are the counts the request asked for, in its order.
 	Facets []FacetCounts
+	// Alternatives, for the alternatives relation, says which movement
+	// patterns the list draws on; nil for other lists.
+	Alternatives *AlternativesInfo
+}
+
+// AlternativesInfo says which movement patterns an alternatives list draws
+// on: the exercise's own, or, when nothing of it fits the filter
+// (Fallback), the neighbouring ones, nearest first.
+type AlternativesInfo struct {
+	Fallback         bool
+	MovementPatterns []string
 }
 
 // ExerciseType is an entry of the exercise type list.
@@ -357,7 +368,15 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		MissingIDs:      r.MissingIds,
 		IgnoredWords:    r.IgnoredWords,
 		Facets:          facetCounts(r.Facets),
+		Alternatives:    alternativesInfo(r.Alternatives),
 	}, nil
+}
+
+func alternativesInfo(in *catalogv1.AlternativesInfo) *AlternativesInfo {
+	if in == nil {
+		return nil
+	}
+	return &AlternativesInfo{Fallback: in.Fallback, MovementPatterns: in.MovementPatterns}
 }
 
 func facetCounts(in []*catalogv1.FacetCounts) []FacetCounts {

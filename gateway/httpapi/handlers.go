@@ -36,6 +36,16 @@ type (
 		Search *searchMeta `json:"search,omitempty"`
 		// Facets is present whenever facets is.
 		Facets facetsJSON `json:"facets,omitempty"`
+		// Alternatives is present on the alternatives of an exercise.
+		Alternatives *alternativesMeta `json:"alternatives,omitempty"`
+	}
+	alternativesMeta struct {
+		// Fallback is true when nothing of the exercise's own movement
+		// pattern fits the filter and the list holds the neighbouring
+		// patterns' substitutes instead.
+		Fallback bool `json:"fallback"`
+		// MovementPatterns is never null: [] for an empty list.
+		MovementPatterns []string `json:"movementPatterns"`
 	}
 	searchMeta struct {
 		// IgnoredWords is never null: [] when every word was used.
@@ -107,6 +117,12 @@ func (a *api) listExercises(params listParams, rel catalogclient.Relation) gin.H
 		if req.IDs != nil {
 			missing := append([]string{}, page.MissingIDs...) // [] rather than null when none
 			body.Meta.MissingIDs = &missing
+		}
+		if alt := page.Alternatives; alt != nil {
+			body.Meta.Alternatives = &alternativesMeta{Fallback: alt.Fallback, MovementPatterns: alt.MovementPatterns}
+			if alt.MovementPatterns == nil {
+				body.Meta.Alternatives.MovementPatterns = []string{}
+			}
 		}
 		if req.Filter.Query != "" {
 			body.Meta.Search = &searchMeta{IgnoredWords: page.IgnoredWords}

@@ -51,6 +51,13 @@ func encode(v any) ([]byte, error) {
 			b = append(b, `,"facets":`...)
 			b = v.Meta.Facets.append(b)
 		}
+		if a := v.Meta.Alternatives; a != nil {
+			b = append(b, `,"alternatives":{"fallback":`...)
+			b = strconv.AppendBool(b, a.Fallback)
+			b = append(b, `,"movementPatterns":`...)
+			b = appendStrings(b, a.MovementPatterns)
+			b = append(b, '}')
+		}
 		b = append(b, `},"data":`...)
 		if v.Data == nil {
 			b = append(b, "null"...)

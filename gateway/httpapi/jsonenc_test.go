@@ -55,6 +55,8 @@ func FuzzEncode(f *testing.F) {
 				{Facet: catalogclient.FacetMovementPatterns},
 			}}},
 			listBody{Meta: meta{Search: &searchMeta{IgnoredWords: []string{}}}},
+			listBody{Meta: meta{Alternatives: &alternativesMeta{Fallback: more, MovementPatterns: []string{name, part}}}},
+			listBody{Meta: meta{Alternatives: &alternativesMeta{MovementPatterns: []string{}}}},
 			listBody{},
 		} {
 			got, err := encode(v)
