@@ -115,7 +115,10 @@ func (c *Catalogue) Facets(f Filter, facets []Facet, recordCap int) ([]FacetCoun
 			continue
 		}
 		set, _ := c.resolve(&others, &bad)
-		if matched != c.all {
+		switch {
+		case set == c.all:
+			set = matched
+		case matched != c.all:
 			set = roaring.And(set, matched)
 		}
 		out = append(out, FacetCounts{Facet: facet, Values: countValues(set, values, recordCap)})
