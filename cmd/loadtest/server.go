@@ -267,4 +267,3 @@ func (s *system) stop() {
 		s.catalog.stop(15 * time.Second)
 	}
 }
-
