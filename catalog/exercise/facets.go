@@ -22,9 +22,6 @@ const (
 	FacetMovementPatterns
 )
 
-// AllFacets lists every facet.
-var AllFacets = []Facet{FacetBodyParts, FacetEquipments, FacetDifficulty, FacetExerciseTypes, FacetTargetMuscles, FacetMovementPatterns}
-
 var facetNames = map[Facet]string{
 	FacetBodyParts:        "bodyParts",
 	FacetEquipments:       "equipments",
@@ -34,27 +31,9 @@ var facetNames = map[Facet]string{
 	FacetMovementPatterns: "movementPatterns",
 }
 
-// String returns the facet's public name ("bodyParts").
+// String returns the facet's name, as the public API spells it
+// ("bodyParts"), for messages.
 func (f Facet) String() string { return facetNames[f] }
-
-// ParseFacet returns the facet of a public name.
-func ParseFacet(name string) (Facet, bool) {
-	for f, n := range facetNames {
-		if n == name {
-			return f, true
-		}
-	}
-	return 0, false
-}
-
-// FacetNames lists the public names of the facets, in order.
-func FacetNames() []string {
-	out := make([]string, len(AllFacets))
-	for i, f := range AllFacets {
-		out[i] = f.String()
-	}
-	return out
-}
 
 // FacetCounts are the counts of one facet's values.
 type FacetCounts struct {
