@@ -420,3 +420,29 @@ func TestEndView(t *testing.T) {
 		t.Fatalf("hands between %.1f and %.1f above the shoulders", lo, hi)
 	}
 }
+
+// TestFrontBar checks that a front template placing a bar draws the
+// pull-up bar level through both hands of the first frame, and nothing
+// without the bar among the equipment.
+func TestFrontBar(t *testing.T) {
+	d := For(inputOf(record(t, "archer pull-up")))
+	if !d.front() {
+		t.Fatalf("archer pull-up drawn with %q, not from the front", d.Template())
+	}
+	bs := d.bodies()
+	b := &bs[0]
+	lo, hi := math.Min(b.arm.tip.X, b.arm2.tip.X), math.Max(b.arm.tip.X, b.arm2.tip.X)
+	found := false
+	for _, s := range d.frontStatics(b).back {
+		if s.kind == kCapsule && s.a.Y == s.b.Y && math.Abs(s.a.Y-b.arm.end.Y-1) < 1e-9 && s.a.X < lo && s.b.X > hi {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no level bar through both hands")
+	}
+	d.equip = nil
+	if n := len(d.frontStatics(b).back); n != 0 {
+		t.Fatalf("%d shapes drawn without the bar", n)
+	}
+}

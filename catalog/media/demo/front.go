@@ -295,6 +295,14 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 		}
 	}
+	if p, ok := d.tmpl.Props["bar"]; ok && d.hasEquip("pull-up bar") {
+		// seen from the front the bar runs across, level through both hands
+		y := anchor(b, p).Y
+		x0, x1 := math.Min(b.arm.tip.X, b.arm2.tip.X)-16, math.Max(b.arm.tip.X, b.arm2.tip.X)+16
+		s.capsule(vec{x0, y}, vec{x1, y}, 2.6, paint.Frame)
+		s.capsule(vec{x0, y}, vec{x0, 0}, 3.2, paint.Frame)
+		s.capsule(vec{x1, y}, vec{x1, 0}, 3.2, paint.Frame)
+	}
 	if d.tmpl.Pair && st.pulley != (vec{}) {
 		x := -st.pulley.X
 		s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
