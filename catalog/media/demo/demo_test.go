@@ -19,6 +19,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/catalog/media/paint"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden.txt")
@@ -418,5 +419,29 @@ func TestEndView(t *testing.T) {
 	}
 	if lo > 5 || hi < 25 {
 		t.Fatalf("hands between %.1f and %.1f above the shoulders", lo, hi)
+	}
+}
+
+// TestFrontRoller checks that a front view draws the foam roller its
+// template places (under the thigh of a side-lying roll) and no other.
+func TestFrontRoller(t *testing.T) {
+	rollers := func(d Demo) int {
+		n := 0
+		for _, s := range d.frontStatics(&d.bodies()[0]).back {
+			if s.kind == kCircle && s.col == paint.Accent {
+				n++
+			}
+		}
+		return n
+	}
+	d := For(inputOf(record(t, "it band foam roll")))
+	if !d.front() {
+		t.Fatalf("it band foam roll drawn with %q, not from the front", d.Template())
+	}
+	if n := rollers(d); n != 1 {
+		t.Fatalf("it band foam roll: %d rollers drawn", n)
+	}
+	if n := rollers(For(inputOf(record(t, "lateral lunge")))); n != 0 {
+		t.Fatalf("lateral lunge: %d rollers drawn", n)
 	}
 }

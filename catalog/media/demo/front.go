@@ -276,14 +276,19 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
 			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
-		case "bench", "leverage machine", "stability ball", "plyo box":
-			// a seat under the pelvis or a box under a foot, only where the template places one
-			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box"}[e]
+		case "bench", "leverage machine", "stability ball", "plyo box", "foam roller":
+			// a seat under the pelvis, a box under a foot or a roller under
+			// a side-lying body, only where the template places one
+			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box", "foam roller": "roller"}[e]
 			p, ok := d.tmpl.Props[kind]
 			if !ok {
 				continue
 			}
 			a := anchor(b, p)
+			if e == "foam roller" { // seen end on, as in the side view
+				s.circle(vec{a.X, 5}, 5, paint.Accent)
+				continue
+			}
 			w := orDefault(p.W, 26)
 			if e == "stability ball" {
 				s.circle(vec{a.X, w / 2}, w/2, paint.Accent)
