@@ -422,26 +422,31 @@ func TestEndView(t *testing.T) {
 	}
 }
 
-// TestFrontRoller checks that a front view draws the foam roller its
-// template places (under the thigh of a side-lying roll) and no other.
-func TestFrontRoller(t *testing.T) {
-	rollers := func(d Demo) int {
-		n := 0
+// TestFrontPlacedProps checks that a front view draws the foam roller and
+// the bar's upright only where its template places them: under the thigh
+// of a side-lying roll, and gripped by a human flag.
+func TestFrontPlacedProps(t *testing.T) {
+	count := func(name string) (rollers, uprights int) {
+		d := For(inputOf(record(t, name)))
+		if !d.front() {
+			t.Fatalf("%s drawn with %q, not from the front", name, d.Template())
+		}
 		for _, s := range d.frontStatics(&d.bodies()[0]).back {
 			if s.kind == kCircle && s.col == paint.Accent {
-				n++
+				rollers++
+			}
+			if s.kind == kPoly && s.col == paint.Frame && s.pts[2].Y-s.pts[0].Y > 100 {
+				uprights++
 			}
 		}
-		return n
+		return rollers, uprights
 	}
-	d := For(inputOf(record(t, "it band foam roll")))
-	if !d.front() {
-		t.Fatalf("it band foam roll drawn with %q, not from the front", d.Template())
-	}
-	if n := rollers(d); n != 1 {
-		t.Fatalf("it band foam roll: %d rollers drawn", n)
-	}
-	if n := rollers(For(inputOf(record(t, "lateral lunge")))); n != 0 {
-		t.Fatalf("lateral lunge: %d rollers drawn", n)
+	for _, c := range []struct {
+		name              string
+		rollers, uprights int
+	}{{"it band foam roll", 1, 0}, {"human flag", 0, 1}, {"lateral lunge", 0, 0}} {
+		if r, u := count(c.name); r != c.rollers || u != c.uprights {
+			t.Errorf("%s: %d rollers and %d uprights drawn, want %d and %d", c.name, r, u, c.rollers, c.uprights)
+		}
 	}
 }

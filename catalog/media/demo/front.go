@@ -276,6 +276,15 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
 			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
+		case "pull-up bar":
+			// the upright of a bar station, only where the template places
+			// one (a human flag grips it)
+			p, ok := d.tmpl.Props["bar"]
+			if !ok {
+				continue
+			}
+			a := anchor(b, p)
+			s.rect(a.X-1.8, 0, a.X+1.8, orDefault(p.H, 110), paint.Frame)
 		case "bench", "leverage machine", "stability ball", "plyo box", "foam roller":
 			// a seat under the pelvis, a box under a foot or a roller under
 			// a side-lying body, only where the template places one
