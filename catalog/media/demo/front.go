@@ -294,8 +294,9 @@ func (d Demo) frontStatics(b *body) statics {
 				continue
 			}
 			a := anchor(b, p)
-			if e == "foam roller" { // seen end on, as in the side view
-				s.circle(vec{a.X, 5}, 5, paint.Accent)
+			if e == "foam roller" { // seen end on, w across (default 10)
+				r := orDefault(p.W, 10) / 2
+				s.circle(vec{a.X, r}, r, paint.Accent)
 				continue
 			}
 			w := orDefault(p.W, 26)
