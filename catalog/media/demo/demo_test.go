@@ -19,6 +19,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/catalog/media/paint"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden.txt")
@@ -444,5 +445,34 @@ func TestFrontBar(t *testing.T) {
 	d.equip = nil
 	if n := len(d.frontStatics(b).back); n != 0 {
 		t.Fatalf("%d shapes drawn without the bar", n)
+	}
+}
+
+// TestFrontPlacedProps checks that a front view draws the foam roller and
+// the bar's upright only where its template places them: under the thigh
+// of a side-lying roll, and gripped by a human flag.
+func TestFrontPlacedProps(t *testing.T) {
+	count := func(name string) (rollers, uprights int) {
+		d := For(inputOf(record(t, name)))
+		if !d.front() {
+			t.Fatalf("%s drawn with %q, not from the front", name, d.Template())
+		}
+		for _, s := range d.frontStatics(&d.bodies()[0]).back {
+			if s.kind == kCircle && s.col == paint.Accent {
+				rollers++
+			}
+			if s.kind == kPoly && s.col == paint.Frame && s.pts[2].Y-s.pts[0].Y > 100 {
+				uprights++
+			}
+		}
+		return rollers, uprights
+	}
+	for _, c := range []struct {
+		name              string
+		rollers, uprights int
+	}{{"it band foam roll", 1, 0}, {"human flag", 0, 1}, {"lateral lunge", 0, 0}} {
+		if r, u := count(c.name); r != c.rollers || u != c.uprights {
+			t.Errorf("%s: %d rollers and %d uprights drawn, want %d and %d", c.name, r, u, c.rollers, c.uprights)
+		}
 	}
 }

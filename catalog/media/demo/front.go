@@ -276,14 +276,29 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
 			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
-		case "bench", "leverage machine", "stability ball", "plyo box":
-			// a seat under the pelvis or a box under a foot, only where the template places one
-			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box"}[e]
+		case "pull-up bar":
+			// the upright of a bar station, only where the template places
+			// one (a human flag grips it)
+			p, ok := d.tmpl.Props["pole"]
+			if !ok {
+				continue
+			}
+			a := anchor(b, p)
+			s.rect(a.X-1.8, 0, a.X+1.8, orDefault(p.H, 110), paint.Frame)
+		case "bench", "leverage machine", "stability ball", "plyo box", "foam roller":
+			// a seat under the pelvis, a box under a foot or a roller under
+			// a side-lying body, only where the template places one
+			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box", "foam roller": "roller"}[e]
 			p, ok := d.tmpl.Props[kind]
 			if !ok {
 				continue
 			}
 			a := anchor(b, p)
+			if e == "foam roller" { // seen end on, w across (default 10)
+				r := orDefault(p.W, 10) / 2
+				s.circle(vec{a.X, r}, r, paint.Accent)
+				continue
+			}
 			w := orDefault(p.W, 26)
 			if e == "stability ball" {
 				s.circle(vec{a.X, w / 2}, w/2, paint.Accent)
