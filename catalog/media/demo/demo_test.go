@@ -377,6 +377,27 @@ func TestFrontTurn(t *testing.T) {
 	}
 }
 
+// TestFrontBow checks that bow drops a front-view torso's shoulders by its
+// foreshortening, the arms hanging from them unchanged in length, and turns
+// the upper back to the viewer when bent far over.
+func TestFrontBow(t *testing.T) {
+	at := func(m map[string]float64) body {
+		p, _ := unsetPose().overlay(m)
+		return pose2front(p.complete(), false)
+	}
+	up := at(map[string]float64{"sh": 10})
+	bent := at(map[string]float64{"sh": 10, "bow": 60})
+	if d := up.shoulder.Y - bent.shoulder.Y; math.Abs(d-torsoLen/2) > 1e-6 {
+		t.Fatalf("shoulders dropped %.1f at bow 60, want %.1f", d, torsoLen/2)
+	}
+	if a, b := up.arm.tip.sub(up.arm.root), bent.arm.tip.sub(bent.arm.root); a.sub(b).lenv() > 1e-6 {
+		t.Fatalf("the arm changed from %v to %v", a, b)
+	}
+	if up.back || !bent.back || bent.head.Y > up.head.Y-torsoLen/2 {
+		t.Fatalf("back towards the viewer: upright %v, bowed %v; head at %.1f", up.back, bent.back, bent.head.Y)
+	}
+}
+
 // TestFrontFeetPlanted checks that fix: [feet] holds a front view's feet
 // where the first frame put them (a lateral lunge shifts over its feet).
 func TestFrontFeetPlanted(t *testing.T) {

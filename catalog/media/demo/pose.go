@@ -51,12 +51,13 @@ const (
 	fHfwd2
 	fKfwd // front view only: near shank pointing towards the viewer (knees up in front of a seated figure)
 	fKfwd2
+	fBow  // front view only: the torso bowed forward towards the viewer (a bent-over figure seen from the front)
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "bow", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -145,6 +146,7 @@ type body struct {
 	trunkAbs                  float64 // absolute angle of the torso (hip → shoulder)
 	arm, arm2, leg, leg2      limb
 	end                       bool // seen along the body from its feet (front.go)
+	back                      bool // bowed so far that the top of the back faces the viewer (front.go)
 }
 
 func (b *body) translate(d vec) {
