@@ -351,8 +351,8 @@ func BenchmarkFrames360(b *testing.B) { benchRecord(b, 360) }
 func BenchmarkFrames720(b *testing.B) { benchRecord(b, 720) }
 
 // TestFrontTurn checks that fwd turns a front-view arm towards the viewer
-// (its sideways reach shrinks, then crosses over) and that hfwd and kfwd
-// shorten the thigh and the shank.
+// (its sideways reach shrinks, then crosses over) and that efwd, hfwd and
+// kfwd shorten the forearm, the thigh and the shank.
 func TestFrontTurn(t *testing.T) {
 	reach := func(m map[string]float64) body {
 		p, _ := unsetPose().overlay(m)
@@ -367,6 +367,10 @@ func TestFrontTurn(t *testing.T) {
 	}
 	if front.arm.tip.Y != out.arm.tip.Y {
 		t.Fatal("turning the arm changed its height")
+	}
+	rotated := reach(map[string]float64{"sh": 90, "el": 90, "efwd": 60})
+	if l := rotated.arm.end.sub(rotated.arm.mid).lenv(); math.Abs(l-foreArm/2) > 1e-6 {
+		t.Fatalf("forearm at 60 degrees towards the viewer drawn %.1f long", l)
 	}
 	seated := reach(map[string]float64{"hfwd": 80, "kfwd": 60})
 	if l := seated.leg.root.Y - seated.leg.mid.Y; l > thighLen*0.3 {

@@ -32,7 +32,7 @@ func pose2front(p pose, end bool) body {
 	// head tilts the neck and head towards the near shoulder
 	b.neck = b.shoulder.add(dir(180 - p[fHead]*0.5).mul(neckLen))
 	b.head = b.neck.add(dir(180 - p[fHead]).mul(headR * 0.9))
-	arm := func(s, sh, el, fwd float64) limb {
+	arm := func(s, sh, el, fwd, efwd float64) limb {
 		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
 		// fwd turns the arm about a vertical axis through the shoulder:
 		// seen from the front, its sideways reach shrinks by cos(fwd) and
@@ -51,7 +51,8 @@ func pose2front(p pose, end bool) body {
 		}
 		var u, f vec
 		u, l.a1 = seg(s*sh, upperArm)
-		f, l.a2 = seg(s*(sh+el), foreArm)
+		// a forearm pointing towards the viewer looks shorter
+		f, l.a2 = seg(s*(sh+el), foreArm*math.Max(0.15, math.Cos(efwd*math.Pi/180)))
 		l.mid = l.root.add(u)
 		l.end = l.mid.add(f)
 		l.tip = l.end.add(f.mul(2 / foreArm))
@@ -68,8 +69,8 @@ func pose2front(p pose, end bool) body {
 		l.heel = l.end.add(vec{-s * 0.8, -2.2})
 		return l
 	}
-	b.arm = arm(1, p[fSh], p[fEl], p[fFwd])
-	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2])
+	b.arm = arm(1, p[fSh], p[fEl], p[fFwd], p[fEfwd])
+	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2], p[fEfwd2])
 	b.leg = leg(1, p[fHip], p[fKn], p[fHfwd], p[fKfwd])
 	b.leg2 = leg(-1, p[fHip2], p[fKn2], p[fHfwd2], p[fKfwd2])
 	if bow := p[fBow]; bow != 0 {
