@@ -352,8 +352,8 @@ func BenchmarkFrames360(b *testing.B) { benchRecord(b, 360) }
 func BenchmarkFrames720(b *testing.B) { benchRecord(b, 720) }
 
 // TestFrontTurn checks that fwd turns a front-view arm towards the viewer
-// (its sideways reach shrinks, then crosses over) and that hfwd and kfwd
-// shorten the thigh and the shank.
+// (its sideways reach shrinks, then crosses over) and that efwd, hfwd and
+// kfwd shorten the forearm, the thigh and the shank.
 func TestFrontTurn(t *testing.T) {
 	reach := func(m map[string]float64) body {
 		p, _ := unsetPose().overlay(m)
@@ -369,12 +369,37 @@ func TestFrontTurn(t *testing.T) {
 	if front.arm.tip.Y != out.arm.tip.Y {
 		t.Fatal("turning the arm changed its height")
 	}
+	rotated := reach(map[string]float64{"sh": 90, "el": 90, "efwd": 60})
+	if l := rotated.arm.end.sub(rotated.arm.mid).lenv(); math.Abs(l-foreArm/2) > 1e-6 {
+		t.Fatalf("forearm at 60 degrees towards the viewer drawn %.1f long", l)
+	}
 	seated := reach(map[string]float64{"hfwd": 80, "kfwd": 60})
 	if l := seated.leg.root.Y - seated.leg.mid.Y; l > thighLen*0.3 {
 		t.Fatalf("thigh towards the viewer drawn %.1f long", l)
 	}
 	if l := seated.leg.mid.Y - seated.leg.end.Y; math.Abs(l-shankLen/2) > 1e-6 {
 		t.Fatalf("shank at 60 degrees drawn %.1f long", l)
+	}
+}
+
+// TestFrontBow checks that bow drops a front-view torso's shoulders by its
+// foreshortening, the arms hanging from them unchanged in length, and turns
+// the upper back to the viewer when bent far over.
+func TestFrontBow(t *testing.T) {
+	at := func(m map[string]float64) body {
+		p, _ := unsetPose().overlay(m)
+		return pose2front(p.complete(), false)
+	}
+	up := at(map[string]float64{"sh": 10})
+	bent := at(map[string]float64{"sh": 10, "bow": 60})
+	if d := up.shoulder.Y - bent.shoulder.Y; math.Abs(d-torsoLen/2) > 1e-6 {
+		t.Fatalf("shoulders dropped %.1f at bow 60, want %.1f", d, torsoLen/2)
+	}
+	if a, b := up.arm.tip.sub(up.arm.root), bent.arm.tip.sub(bent.arm.root); a.sub(b).lenv() > 1e-6 {
+		t.Fatalf("the arm changed from %v to %v", a, b)
+	}
+	if up.back || !bent.back || bent.head.Y > up.head.Y-torsoLen/2 {
+		t.Fatalf("back towards the viewer: upright %v, bowed %v; head at %.1f", up.back, bent.back, bent.head.Y)
 	}
 }
 

@@ -32,7 +32,7 @@ func pose2front(p pose, end bool) body {
 	// head tilts the neck and head towards the near shoulder
 	b.neck = b.shoulder.add(dir(180 - p[fHead]*0.5).mul(neckLen))
 	b.head = b.neck.add(dir(180 - p[fHead]).mul(headR * 0.9))
-	arm := func(s, sh, el, fwd float64) limb {
+	arm := func(s, sh, el, fwd, efwd float64) limb {
 		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
 		// fwd turns the arm about a vertical axis through the shoulder:
 		// seen from the front, its sideways reach shrinks by cos(fwd) and
@@ -51,7 +51,8 @@ func pose2front(p pose, end bool) body {
 		}
 		var u, f vec
 		u, l.a1 = seg(s*sh, upperArm)
-		f, l.a2 = seg(s*(sh+el), foreArm)
+		// a forearm pointing towards the viewer looks shorter
+		f, l.a2 = seg(s*(sh+el), foreArm*math.Max(0.15, math.Cos(efwd*math.Pi/180)))
 		l.mid = l.root.add(u)
 		l.end = l.mid.add(f)
 		l.tip = l.end.add(f.mul(2 / foreArm))
@@ -68,10 +69,26 @@ func pose2front(p pose, end bool) body {
 		l.heel = l.end.add(vec{-s * 0.8, -2.2})
 		return l
 	}
-	b.arm = arm(1, p[fSh], p[fEl], p[fFwd])
-	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2])
+	b.arm = arm(1, p[fSh], p[fEl], p[fFwd], p[fEfwd])
+	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2], p[fEfwd2])
 	b.leg = leg(1, p[fHip], p[fKn], p[fHfwd], p[fKfwd])
 	b.leg2 = leg(-1, p[fHip2], p[fKn2], p[fHfwd2], p[fKfwd2])
+	if bow := p[fBow]; bow != 0 {
+		// a torso bowed towards the viewer looks shorter: the shoulders and
+		// the arms hanging from them drop, the head stays in front of them
+		c := math.Cos(bow * math.Pi / 180)
+		drop := vec{0, -torsoLen * (1 - c)}
+		sh := b.shoulder
+		b.shoulder = sh.add(drop)
+		b.neck = b.shoulder.add(b.neck.sub(sh).mul(c))
+		b.head = b.shoulder.add(b.head.sub(sh).mul(c)).add(vec{0, -(1 - c) * headR * 0.6})
+		for _, l := range []*limb{&b.arm, &b.arm2} {
+			for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip} {
+				*v = v.add(drop)
+			}
+		}
+		b.back = bow >= 45
+	}
 	if t := p[fTrunk]; t != 0 {
 		sin, cos := math.Sincos(-t * math.Pi / 180)
 		rot := func(v *vec) { *v = vec{v.X*cos - v.Y*sin, v.X*sin + v.Y*cos} }
@@ -206,7 +223,8 @@ func frontFigure(s *scene, b *body, t tint) {
 	}
 	// torso points in its own frame: x across, y up from the hips
 	up := b.shoulder.sub(b.hip).mul(1 / torsoLen)
-	at := func(x, y float64) vec { return b.hip.add(vec{up.Y, -up.X}.mul(x)).add(up.mul(y)) }
+	across := vec{up.Y, -up.X}.mul(1 / up.lenv()) // full width even when bowed
+	at := func(x, y float64) vec { return b.hip.add(across.mul(x)).add(up.mul(y)) }
 	s.capsule(at(-hipHalf, 0), at(hipHalf, 0), thighW, c)
 	s.poly(c, at(-hipHalf-3.5, 0), at(hipHalf+3.5, 0), at(shoulderHalf+1, torsoLen-2), at(-shoulderHalf-1, torsoLen-2))
 	s.capsule(at(-shoulderHalf, torsoLen-2), at(shoulderHalf, torsoLen-2), 7, c)
@@ -215,6 +233,20 @@ func frontFigure(s *scene, b *body, t tint) {
 	if col, ok := t["neck"]; ok {
 		s.capsule(at(0, torsoLen+1.5), b.neck, 6*0.8, col)
 	}
+	front := t
+	if b.back { // the chest and belly face the floor; the upper back faces the viewer
+		front = tint{}
+		for k, v := range t {
+			front[k] = v
+		}
+		delete(front, "chest")
+		delete(front, "abs")
+		delete(front, "obliques")
+		if col, ok := t["upper-back"]; ok {
+			front["chest"] = col
+		}
+	}
+	t = front
 	for _, x := range []float64{-1, 1} {
 		if col, ok := t["chest"]; ok {
 			s.capsule(at(x*2.6, torsoLen-6), at(x*6, torsoLen-6.5), 5.5, col)
