@@ -420,3 +420,21 @@ func TestEndView(t *testing.T) {
 		t.Fatalf("hands between %.1f and %.1f above the shoulders", lo, hi)
 	}
 }
+
+// TestPlatePile checks that plates stood on are drawn underfoot, not in
+// the hand: a deficit reverse lunge starts standing on them.
+func TestPlatePile(t *testing.T) {
+	d := For(inputOf(record(t, "deficit reverse lunge")))
+	if d.hasEquip("weight plate") {
+		t.Fatal("the plate is also held")
+	}
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	var bb box
+	st.back.bounds(&bb)
+	foot := bs[0].leg
+	sole := math.Min(foot.tip.Y, foot.heel.Y) - footW/2
+	if math.Abs(bb.y1-sole) > 0.5 || bb.y0 > 0.1 || foot.end.X < bb.x0 || foot.end.X > bb.x1 {
+		t.Fatalf("plates %+v, standing foot at %v, sole at %.1f", bb, foot.end, sole)
+	}
+}

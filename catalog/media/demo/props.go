@@ -234,7 +234,31 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(st.ropeEnd.X-2, 0, st.ropeEnd.X+3, 9, paint.Iron)
 		}
 	}
+	d.platePile(b, s)
 	return st
+}
+
+// platePile draws the weight plates stood on (a deficit, a low step) where
+// the data places a `plate` prop; the record's weight plate is then drawn
+// underfoot rather than in the hand (its rule drops the held one). Its
+// height is h, or the anchor's height when placed at a joint.
+func (d Demo) platePile(b *body, s *scene) {
+	p := d.place("plate", place{})
+	if p.At == "" {
+		return
+	}
+	a := anchor(b, p)
+	w, h := orDefault(p.W, 20), p.H
+	if h == 0 {
+		h = math.Max(a.Y, 2)
+	}
+	for y := 0.0; y < h; y += 2 {
+		c := paint.Iron
+		if int(y/2)%2 == 1 {
+			c = paint.Frame
+		}
+		s.rect(a.X-w/2, y, a.X+w/2, math.Min(y+2, h), c)
+	}
 }
 
 func sign(x float64) float64 {
