@@ -438,3 +438,30 @@ func TestPlatePile(t *testing.T) {
 		t.Fatalf("plates %+v, standing foot at %v, sole at %.1f", bb, foot.end, sole)
 	}
 }
+
+// TestSideHooks checks that a side view's straps, band or towed sled pull
+// on the joint the template hooks: the heels in a suspension trainer, the
+// waist of a sled sprint.
+func TestSideHooks(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		from  func(statics) vec
+		joint func(*body) vec
+	}{
+		{"suspension trainer hamstring curl", func(st statics) vec { return st.strap }, func(b *body) vec { return b.leg.end.add(vec{0, 2}) }},
+		{"sled sprint", func(st statics) vec { return st.tow }, func(b *body) vec { return b.hip }},
+	} {
+		d := For(inputOf(record(t, c.name)))
+		bs := d.bodies()
+		st := d.staticProps(&bs[0])
+		for i := range bs {
+			found := false
+			for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+				found = found || sh.kind == kCapsule && sh.a == c.from(st) && sh.b == c.joint(&bs[i])
+			}
+			if !found {
+				t.Fatalf("%s frame %d: nothing runs from %v to %v", c.name, i, c.from(st), c.joint(&bs[i]))
+			}
+		}
+	}
+}

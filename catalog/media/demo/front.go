@@ -314,6 +314,8 @@ func (d Demo) frontScene(b *body, st statics) scene {
 		hook = b.leg.end
 	case "head":
 		hook = b.head
+	case "hip":
+		hook = b.hip
 	}
 	for _, e := range d.equip {
 		switch e {

@@ -15,6 +15,7 @@ type statics struct {
 	pivot    vec   // landmine pivot
 	ropeEnd  vec   // battle ropes anchor
 	flywheel vec   // rowing machine and ski erg
+	tow      vec   // a towed sled's strap end
 }
 
 func (d Demo) hasEquip(e string) bool {
@@ -173,6 +174,14 @@ func (d Demo) staticProps(b *body) statics {
 			p := d.place("sled", place{At: "wrist", X: 6})
 			a := anchor(b, p)
 			s.rect(a.X, 0, a.X+24, 9, paint.Iron)
+			if d.tmpl != nil && d.tmpl.Hook != "" {
+				// towed: the strap runs from the sled's near end to the hook
+				st.tow = vec{a.X + 24, 6}
+				if a.X > b.hip.X {
+					st.tow.X = a.X
+				}
+				continue
+			}
 			s.capsule(vec{a.X + 2, 8}, vec{a.X, a.Y}, 2.6, paint.Iron)
 		case "landmine":
 			st.pivot = anchor(b, d.place("landmine", place{At: "front", X: 20}))
@@ -328,18 +337,36 @@ func (d Demo) heldRadius() float64 {
 	return r
 }
 
+// hooks returns where the template's cable, band or straps pull on the
+// near and far side: the hands, or the ankles or the hips it names.
+func (d Demo) hooks(b *body) (vec, vec) {
+	if d.tmpl != nil {
+		switch d.tmpl.Hook {
+		case "ankle":
+			return b.leg.end, b.leg2.end
+		case "hip":
+			return b.hip, b.hip
+		}
+	}
+	return b.arm.tip, b.arm2.tip
+}
+
 func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	var s scene
 	forearm := func(l limb) vec { return dir(l.a2) }
+	hook, hook2 := d.hooks(b)
 	far := func() {
 		// straps and bar plates hang behind the figure so the tinted
 		// muscles stay visible
 		for _, e := range d.equip {
 			switch e {
 			case "gymnastic rings":
-				s.capsule(st.strap, b.arm.tip.add(vec{0, 3}), 1.2, paint.Frame)
+				s.capsule(st.strap, hook.add(vec{0, 3}), 1.2, paint.Frame)
 			case "suspension trainer":
-				s.capsule(st.strap, b.arm.tip.add(vec{0, 2}), 1.4, paint.Iron)
+				s.capsule(st.strap, hook.add(vec{0, 2}), 1.4, paint.Iron)
+				if d.tmpl != nil && d.tmpl.Hook == "ankle" { // a cradle on each foot
+					s.capsule(st.strap, hook2.add(vec{farOffsetX, 2 + farOffsetY}), 1.4, paint.Iron)
+				}
 			}
 		}
 		for _, e := range d.equip {
@@ -369,18 +396,22 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	for _, e := range d.equip {
 		switch e {
 		case "cable":
-			s.capsule(st.pulley, hand, 1.2, paint.Iron)
-			s.capsule(hand.add(vec{0, -2}), hand.add(vec{0, 2}), 2.2, paint.Iron)
+			s.capsule(st.pulley, hook, 1.2, paint.Iron)
+			s.capsule(hook.add(vec{0, -2}), hook.add(vec{0, 2}), 2.2, paint.Iron)
 		case "resistance band":
-			s.capsule(st.band, hand, 1.5, paint.Accent)
+			s.capsule(st.band, hook, 1.5, paint.Accent)
 		case "gymnastic rings":
-			s.ring(hand, 3.6, 2.2, paint.Iron)
+			s.ring(hook, 3.6, 2.2, paint.Iron)
 		case "suspension trainer":
-			s.capsule(hand.add(vec{-2.5, 0}), hand.add(vec{2.5, 0}), 2, paint.Accent)
+			s.capsule(hook.add(vec{-2.5, 0}), hook.add(vec{2.5, 0}), 2, paint.Accent)
 		case "landmine":
 			end := hand.add(hand.sub(st.pivot).mul(6 / math.Max(1, hand.sub(st.pivot).lenv())))
 			s.capsule(st.pivot, end, 2.2, paint.Iron)
 			s.circle(end, 6, paint.Iron)
+		case "sled":
+			if st.tow != (vec{}) {
+				s.capsule(st.tow, hook, 1.6, paint.Iron)
+			}
 		case "rowing machine", "ski erg":
 			s.capsule(st.flywheel, hand, 1.1, paint.Iron)
 		case "battle ropes":
