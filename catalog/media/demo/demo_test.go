@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"github.com/exercisedb/exercisedb/catalog/media/paint"
 	"image/png"
 	"math"
 	"os"
@@ -463,5 +464,32 @@ func TestSideHooks(t *testing.T) {
 				t.Fatalf("%s frame %d: nothing runs from %v to %v", c.name, i, c.from(st), c.joint(&bs[i]))
 			}
 		}
+	}
+}
+
+// TestFrontJumpRope checks that a front view turns its jump rope: under
+// the feet as a loop starts, over the head a quarter loop later.
+func TestFrontJumpRope(t *testing.T) {
+	d := For(inputOf(record(t, "jump rope jumping jack")))
+	if !d.front() {
+		t.Fatalf("drawn with %q, not from the front", d.Template())
+	}
+	bs := d.bodies()
+	st := d.frontStatics(&bs[0])
+	ropeY := func(i int) (lo, hi float64) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, sh := range d.frontScene(&bs[i], st, float64(i)/float64(len(bs))) {
+			if sh.kind == kCapsule && sh.col == paint.Accent {
+				lo, hi = math.Min(lo, math.Min(sh.a.Y, sh.b.Y)), math.Max(hi, math.Max(sh.a.Y, sh.b.Y))
+			}
+		}
+		return lo, hi
+	}
+	if lo, _ := ropeY(0); lo > frontLowest(&bs[0]) {
+		t.Fatalf("rope at %.1f as the loop starts, the feet at %.1f", lo, frontLowest(&bs[0]))
+	}
+	q := len(bs) / 4
+	if _, hi := ropeY(q); hi < bs[q].head.Y+headR {
+		t.Fatalf("rope up to %.1f a quarter loop later, the head at %.1f", hi, bs[q].head.Y)
 	}
 }
