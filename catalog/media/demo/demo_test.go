@@ -493,3 +493,28 @@ func TestFrontJumpRope(t *testing.T) {
 		t.Fatalf("rope up to %.1f a quarter loop later, the head at %.1f", hi, bs[q].head.Y)
 	}
 }
+
+// TestLiftedTyre checks that a tyre flip starts with the tyre flat on the
+// floor and tips it up onto its edge as the hands drive it.
+func TestLiftedTyre(t *testing.T) {
+	d := For(inputOf(record(t, "tyre flip")))
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	top := func(i int) float64 {
+		y := math.Inf(-1)
+		for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+			if sh.kind == kPoly && sh.col == paint.Iron {
+				for _, p := range sh.pts {
+					y = math.Max(y, p.Y)
+				}
+			}
+		}
+		return y
+	}
+	if y := top(0); math.Abs(y-13) > 0.5 {
+		t.Fatalf("the tyre reaches %.1f at the start, not lying flat", y)
+	}
+	if y := top(len(bs) * 3 / 4); y < liftedTyreLen*0.8 {
+		t.Fatalf("the tyre reaches only %.1f as it is pushed over", y)
+	}
+}

@@ -8,14 +8,16 @@ import (
 
 // statics are the props that stand still, placed from the first frame.
 type statics struct {
-	back     scene // drawn behind the figure
-	pulley   vec   // cable: where the cable leaves the stack
-	band     vec   // resistance band anchor
-	strap    vec   // rings and suspension trainer anchor
-	pivot    vec   // landmine pivot
-	ropeEnd  vec   // battle ropes anchor
-	flywheel vec   // rowing machine and ski erg
-	tow      vec   // a towed sled's strap end
+	back     scene   // drawn behind the figure
+	pulley   vec     // cable: where the cable leaves the stack
+	band     vec     // resistance band anchor
+	strap    vec     // rings and suspension trainer anchor
+	pivot    vec     // landmine pivot
+	ropeEnd  vec     // battle ropes anchor
+	flywheel vec     // rowing machine and ski erg
+	tow      vec     // a towed sled's strap end
+	tyre     vec     // the far edge a lifted tyre tips about
+	lip      float64 // the hook's height when the lifted tyre lies flat
 }
 
 func (d Demo) hasEquip(e string) bool {
@@ -236,6 +238,11 @@ func (d Demo) staticProps(b *body) statics {
 			s.capsule(vec{x + 28, 80}, vec{x + 16, 80}, 3, paint.Frame)
 		case "tyre":
 			a := b.arm.end
+			if d.tmpl != nil && d.tmpl.Hook != "" {
+				// lifted: it tips up about its far edge to follow the hook
+				st.tyre, st.lip = vec{a.X + liftedTyreLen - 2, 0}, a.Y
+				continue
+			}
 			s.rect(a.X-2, 0, a.X+34, 13, paint.Iron)
 			s.rect(a.X+2, 4, a.X+30, 9, paint.Frame)
 		case "battle ropes":
@@ -408,6 +415,10 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			end := hand.add(hand.sub(st.pivot).mul(6 / math.Max(1, hand.sub(st.pivot).lenv())))
 			s.capsule(st.pivot, end, 2.2, paint.Iron)
 			s.circle(end, 6, paint.Iron)
+		case "tyre":
+			if st.tyre != (vec{}) {
+				liftedTyre(&s, st.tyre, hook.sub(vec{0, st.lip}))
+			}
 		case "sled":
 			if st.tow != (vec{}) {
 				s.capsule(st.tow, hook, 1.6, paint.Iron)
@@ -453,3 +464,23 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 }
 
 func (a vec) lenv() float64 { return math.Hypot(a.X, a.Y) }
+
+// liftedTyreLen is the diameter of a tyre big enough to flip.
+const liftedTyreLen = 56.0
+
+// liftedTyre draws a tyre tipped up about its far edge pivot so that its
+// near edge rises towards the hook (the hands under its lip, measured from
+// where they hold it flat), from flat on the floor to upright.
+func liftedTyre(s *scene, pivot, hook vec) {
+	const l, w = liftedTyreLen, 13.0
+	a := math.Atan2(math.Max(hook.Y, 0), pivot.X-hook.X)
+	a = math.Max(0, math.Min(math.Pi/2, a))
+	d := vec{-math.Cos(a), math.Sin(a)} // from the pivot towards the near edge
+	n := vec{d.Y, -d.X}                 // across the tread, upwards when flat
+	if n.Y < 0 {
+		n = n.mul(-1)
+	}
+	at := func(u, v float64) vec { return pivot.add(d.mul(u)).add(n.mul(v)) }
+	s.poly(paint.Iron, at(0, 0), at(l, 0), at(l, w), at(0, w))
+	s.poly(paint.Frame, at(4, 4), at(l-4, 4), at(l-4, w-4), at(4, w-4))
+}
