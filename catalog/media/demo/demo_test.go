@@ -518,3 +518,20 @@ func TestLiftedTyre(t *testing.T) {
 		t.Fatalf("the tyre reaches only %.1f as it is pushed over", y)
 	}
 }
+
+// TestBallUnderHeels checks that a ball hooked at the ankles rolls with
+// the heels in a leg curl, staying on the floor.
+func TestBallUnderHeels(t *testing.T) {
+	d := For(inputOf(record(t, "stability ball leg curl")))
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	for i := range bs {
+		found := false
+		for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+			found = found || sh.kind == kCircle && sh.col == paint.Accent && math.Abs(sh.a.X-bs[i].leg.end.X) < 2 && sh.a.Y == sh.w
+		}
+		if !found {
+			t.Fatalf("frame %d: no ball on the floor under the heel at %v", i, bs[i].leg.end)
+		}
+	}
+}

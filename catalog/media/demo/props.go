@@ -18,6 +18,7 @@ type statics struct {
 	tow      vec     // a towed sled's strap end
 	tyre     vec     // the far edge a lifted tyre tips about
 	lip      float64 // the hook's height when the lifted tyre lies flat
+	ballR    float64 // a ball rolling under the heels
 }
 
 func (d Demo) hasEquip(e string) bool {
@@ -118,6 +119,11 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(a.X-w/2, 0, a.X+w/2, h, paint.Frame)
 			s.rect(a.X-w/2, h-1.5, a.X+w/2, h, paint.Iron)
 		case "stability ball":
+			if d.tmpl != nil && d.tmpl.Hook == "ankle" {
+				// under the heels: it rolls with them
+				st.ballR = math.Max(9, (b.leg.end.Y-2)/2)
+				continue
+			}
 			p := d.place("ball", place{At: "seat"})
 			a := anchor(b, p)
 			r := orDefault(p.W, math.Max(9, math.Min(18, a.Y/2)))
@@ -415,6 +421,10 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			end := hand.add(hand.sub(st.pivot).mul(6 / math.Max(1, hand.sub(st.pivot).lenv())))
 			s.capsule(st.pivot, end, 2.2, paint.Iron)
 			s.circle(end, 6, paint.Iron)
+		case "stability ball":
+			if st.ballR > 0 {
+				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
+			}
 		case "tyre":
 			if st.tyre != (vec{}) {
 				liftedTyre(&s, st.tyre, hook.sub(vec{0, st.lip}))
