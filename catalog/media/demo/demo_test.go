@@ -535,3 +535,26 @@ func TestBallUnderHeels(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontStraps checks that a front view draws suspension straps from
+// the anchor to both hands where the data places the anchor, and none
+// where it does not.
+func TestFrontStraps(t *testing.T) {
+	for name, want := range map[string]bool{"suspension trainer side lunge": true, "suspension trainer side plank": false} {
+		d := For(inputOf(record(t, name)))
+		if !d.front() {
+			t.Fatalf("%s drawn with %q, not from the front", name, d.Template())
+		}
+		bs := d.bodies()
+		st := d.frontStatics(&bs[0])
+		hands := 0
+		for _, sh := range d.frontScene(&bs[0], st, 0) {
+			if sh.kind == kCapsule && sh.a == st.strap && (sh.b == bs[0].arm.tip || sh.b == bs[0].arm2.tip) {
+				hands++
+			}
+		}
+		if (hands == 2) != want || (st.strap != vec{}) != want {
+			t.Fatalf("%s: straps to %d hands, anchor %v", name, hands, st.strap)
+		}
+	}
+}

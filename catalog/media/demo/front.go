@@ -276,6 +276,12 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
 			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
+		case "gymnastic rings", "suspension trainer":
+			// only where the data places the anchor, above the figure
+			if p := d.place("rings", place{}); p.At != "" {
+				st.strap = anchor(b, p)
+				s.rect(st.strap.X-6, st.strap.Y, st.strap.X+6, st.strap.Y+2.5, paint.Frame)
+			}
 		case "bench", "leverage machine", "stability ball", "plyo box":
 			// a seat under the pelvis or a box under a foot, only where the template places one
 			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box"}[e]
@@ -368,6 +374,12 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	}
 	if rope && !ropeBehind {
 		frontJumpRope(&s, b, u)
+	}
+	if st.strap != (vec{}) { // a strap from the anchor to each hand
+		for _, h := range []vec{b.arm.tip, b.arm2.tip} {
+			s.capsule(st.strap, h, 1.4, paint.Iron)
+			s.capsule(h.add(vec{-2.5, 0}), h.add(vec{2.5, 0}), 2, paint.Accent)
+		}
 	}
 	if d.hasEquip("battle ropes") {
 		for i, h := range []vec{b.arm.tip, b.arm2.tip} {
