@@ -482,7 +482,7 @@ func (d Demo) FramesIn(fb *FrameBuffer, height int) []*image.RGBA {
 	st.back.bounds(&bb)
 	for i := range bs {
 		if d.front() {
-			scenes[i] = d.frontScene(&bs[i], st)
+			scenes[i] = d.frontScene(&bs[i], st, float64(i)/float64(len(bs)))
 		} else {
 			scenes[i] = d.frameScene(&bs[i], st, i, len(bs))
 		}

@@ -501,3 +501,140 @@ func TestFrontPlacedProps(t *testing.T) {
 		}
 	}
 }
+
+// TestPlatePile checks that plates stood on are drawn underfoot, not in
+// the hand: a deficit reverse lunge starts standing on them.
+func TestPlatePile(t *testing.T) {
+	d := For(inputOf(record(t, "deficit reverse lunge")))
+	if d.hasEquip("weight plate") {
+		t.Fatal("the plate is also held")
+	}
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	var bb box
+	st.back.bounds(&bb)
+	foot := bs[0].leg
+	sole := math.Min(foot.tip.Y, foot.heel.Y) - footW/2
+	if math.Abs(bb.y1-sole) > 0.5 || bb.y0 > 0.1 || foot.end.X < bb.x0 || foot.end.X > bb.x1 {
+		t.Fatalf("plates %+v, standing foot at %v, sole at %.1f", bb, foot.end, sole)
+	}
+}
+
+// TestSideHooks checks that a side view's straps, band or towed sled pull
+// on the joint the template hooks: the heels in a suspension trainer, the
+// waist of a sled sprint.
+func TestSideHooks(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		from  func(statics) vec
+		joint func(*body) vec
+	}{
+		{"suspension trainer hamstring curl", func(st statics) vec { return st.strap }, func(b *body) vec { return b.leg.end.add(vec{0, 2}) }},
+		{"sled sprint", func(st statics) vec { return st.tow }, func(b *body) vec { return b.hip }},
+	} {
+		d := For(inputOf(record(t, c.name)))
+		bs := d.bodies()
+		st := d.staticProps(&bs[0])
+		for i := range bs {
+			found := false
+			for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+				found = found || sh.kind == kCapsule && sh.a == c.from(st) && sh.b == c.joint(&bs[i])
+			}
+			if !found {
+				t.Fatalf("%s frame %d: nothing runs from %v to %v", c.name, i, c.from(st), c.joint(&bs[i]))
+			}
+		}
+	}
+}
+
+// TestFrontJumpRope checks that a front view turns its jump rope: under
+// the feet as a loop starts, over the head a quarter loop later.
+func TestFrontJumpRope(t *testing.T) {
+	d := For(inputOf(record(t, "jump rope jumping jack")))
+	if !d.front() {
+		t.Fatalf("drawn with %q, not from the front", d.Template())
+	}
+	bs := d.bodies()
+	st := d.frontStatics(&bs[0])
+	ropeY := func(i int) (lo, hi float64) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, sh := range d.frontScene(&bs[i], st, float64(i)/float64(len(bs))) {
+			if sh.kind == kCapsule && sh.col == paint.Accent {
+				lo, hi = math.Min(lo, math.Min(sh.a.Y, sh.b.Y)), math.Max(hi, math.Max(sh.a.Y, sh.b.Y))
+			}
+		}
+		return lo, hi
+	}
+	if lo, _ := ropeY(0); lo > frontLowest(&bs[0]) {
+		t.Fatalf("rope at %.1f as the loop starts, the feet at %.1f", lo, frontLowest(&bs[0]))
+	}
+	q := len(bs) / 4
+	if _, hi := ropeY(q); hi < bs[q].head.Y+headR {
+		t.Fatalf("rope up to %.1f a quarter loop later, the head at %.1f", hi, bs[q].head.Y)
+	}
+}
+
+// TestLiftedTyre checks that a tyre flip starts with the tyre flat on the
+// floor and tips it up onto its edge as the hands drive it.
+func TestLiftedTyre(t *testing.T) {
+	d := For(inputOf(record(t, "tyre flip")))
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	top := func(i int) float64 {
+		y := math.Inf(-1)
+		for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+			if sh.kind == kPoly && sh.col == paint.Iron {
+				for _, p := range sh.pts {
+					y = math.Max(y, p.Y)
+				}
+			}
+		}
+		return y
+	}
+	if y := top(0); math.Abs(y-13) > 0.5 {
+		t.Fatalf("the tyre reaches %.1f at the start, not lying flat", y)
+	}
+	if y := top(len(bs) * 3 / 4); y < liftedTyreLen*0.8 {
+		t.Fatalf("the tyre reaches only %.1f as it is pushed over", y)
+	}
+}
+
+// TestBallUnderHeels checks that a ball hooked at the ankles rolls with
+// the heels in a leg curl, staying on the floor.
+func TestBallUnderHeels(t *testing.T) {
+	d := For(inputOf(record(t, "stability ball leg curl")))
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	for i := range bs {
+		found := false
+		for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+			found = found || sh.kind == kCircle && sh.col == paint.Accent && math.Abs(sh.a.X-bs[i].leg.end.X) < 2 && sh.a.Y == sh.w
+		}
+		if !found {
+			t.Fatalf("frame %d: no ball on the floor under the heel at %v", i, bs[i].leg.end)
+		}
+	}
+}
+
+// TestFrontStraps checks that a front view draws suspension straps from
+// the anchor to both hands where the data places the anchor, and none
+// where it does not.
+func TestFrontStraps(t *testing.T) {
+	for name, want := range map[string]bool{"suspension trainer side lunge": true, "suspension trainer side plank": false} {
+		d := For(inputOf(record(t, name)))
+		if !d.front() {
+			t.Fatalf("%s drawn with %q, not from the front", name, d.Template())
+		}
+		bs := d.bodies()
+		st := d.frontStatics(&bs[0])
+		hands := 0
+		for _, sh := range d.frontScene(&bs[0], st, 0) {
+			if sh.kind == kCapsule && sh.a == st.strap && (sh.b == bs[0].arm.tip || sh.b == bs[0].arm2.tip) {
+				hands++
+			}
+		}
+		if (hands == 2) != want || (st.strap != vec{}) != want {
+			t.Fatalf("%s: straps to %d hands, anchor %v", name, hands, st.strap)
+		}
+	}
+}

@@ -317,6 +317,12 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			a := anchor(b, p)
 			s.rect(a.X-1.8, 0, a.X+1.8, orDefault(p.H, 110), paint.Frame)
+		case "gymnastic rings", "suspension trainer":
+			// only where the data places the anchor, above the figure
+			if p := d.place("rings", place{}); p.At != "" {
+				st.strap = anchor(b, p)
+				s.rect(st.strap.X-6, st.strap.Y, st.strap.X+6, st.strap.Y+2.5, paint.Frame)
+			}
 		case "bench", "leverage machine", "stability ball", "plyo box", "foam roller":
 			// a seat under the pelvis, a box under a foot or a roller under
 			// a side-lying body, only where the template places one
@@ -350,6 +356,7 @@ func (d Demo) frontStatics(b *body) statics {
 		s.capsule(vec{x0, y}, vec{x0, 0}, 3.2, paint.Frame)
 		s.capsule(vec{x1, y}, vec{x1, 0}, 3.2, paint.Frame)
 	}
+	d.platePile(b, s)
 	if d.tmpl.Pair && st.pulley != (vec{}) {
 		x := -st.pulley.X
 		s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
@@ -358,16 +365,26 @@ func (d Demo) frontStatics(b *body) statics {
 	return st
 }
 
-// frontScene draws one frame of the front view: the figure, what the hands
-// hold, and the cable or band to the template's hook (wrist or ankle).
-func (d Demo) frontScene(b *body, st statics) scene {
+// frontScene draws one frame, at phase u of the loop, of the front view:
+// the figure, what the hands hold, and the cable or band to the template's
+// hook (wrist or ankle).
+func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	var s scene
+	rope := d.hasEquip("jump rope")
+	// the rope turns twice a loop, rising behind the body and falling in
+	// front of it, under the feet at the start of each half loop
+	ropeBehind := rope && math.Mod(2*u, 1) < 0.5
+	if ropeBehind {
+		frontJumpRope(&s, b, u)
+	}
 	hook := b.arm.tip
 	switch d.tmpl.Hook {
 	case "ankle":
 		hook = b.leg.end
 	case "head":
 		hook = b.head
+	case "hip":
+		hook = b.hip
 	}
 	for _, e := range d.equip {
 		switch e {
@@ -410,7 +427,58 @@ func (d Demo) frontScene(b *body, st statics) scene {
 	if d.tmpl.Hook == "ankle" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
 		s.ring(hook, 3.4, 2, paint.Iron)
 	}
+	if rope && !ropeBehind {
+		frontJumpRope(&s, b, u)
+	}
+	if st.strap != (vec{}) { // a strap from the anchor to each hand
+		for _, h := range []vec{b.arm.tip, b.arm2.tip} {
+			s.capsule(st.strap, h, 1.4, paint.Iron)
+			s.capsule(h.add(vec{-2.5, 0}), h.add(vec{2.5, 0}), 2, paint.Accent)
+		}
+	}
+	if d.hasEquip("battle ropes") {
+		for i, h := range []vec{b.arm.tip, b.arm2.tip} {
+			frontBattleRope(&s, h, float64(1-2*i), u)
+		}
+	}
 	return s
+}
+
+// frontJumpRope draws a turning jump rope seen from the front: a loop from
+// hand to hand whose middle sweeps from under the feet up over the head
+// and back, twice a loop.
+func frontJumpRope(s *scene, b *body, u float64) {
+	h1, h2 := b.arm.tip, b.arm2.tip
+	c := b.hip.Y + 8
+	y := math.Max(0.6, c-62*math.Cos(4*math.Pi*u))
+	mid := vec{(h1.X + h2.X) / 2, y}
+	ctl := mid.mul(2).sub(h1.lerp(h2, 0.5))
+	prev := h1
+	const segs = 12
+	for k := 1; k <= segs; k++ {
+		t := float64(k) / segs
+		p := h1.mul((1 - t) * (1 - t)).add(ctl.mul(2 * t * (1 - t))).add(h2.mul(t * t))
+		// the loop swings a little wider than the hands
+		p.X += 5 * math.Sin(math.Pi*t) * sign(h1.X-h2.X) * (0.5 - t) * 2
+		s.capsule(prev, p, 1.3, paint.Accent)
+		prev = p
+	}
+}
+
+// frontBattleRope draws one battle rope from a hand towards its anchor in
+// front of the figure (towards the viewer, so down to the floor), with
+// waves running along it; side is +1 for the near hand.
+func frontBattleRope(s *scene, hand vec, side, u float64) {
+	end := vec{hand.X + side*6, 1}
+	prev := hand
+	const segs = 10
+	for k := 1; k <= segs; k++ {
+		t := float64(k) / segs
+		p := hand.lerp(end, t)
+		p.X += 4 * (1 - t) * math.Sin(2*math.Pi*(2*t-u))
+		s.capsule(prev, p, 2, paint.Iron)
+		prev = p
+	}
 }
 
 // reachLegFront re-aims a front-view leg so its ankle is at target, the
