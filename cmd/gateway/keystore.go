@@ -11,6 +11,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/adminapi"
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/pgstore"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
@@ -27,7 +28,7 @@ func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Regist
 		return "ok"
 	}
 	if cfg.KeysPostgresURL != "" {
-		pg, err := keys.OpenPostgres(ctx, cfg.KeysPostgresURL, keys.PostgresOptions{Log: log})
+		pg, err := pgstore.OpenKeys(ctx, cfg.KeysPostgresURL, pgstore.KeysOptions{Log: log})
 		if err != nil {
 			return nil, err
 		}

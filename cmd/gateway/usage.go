@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
-	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/pgstore"
 	metering "github.com/exercisedb/exercisedb/gateway/usage" // main has its own usage (the help text)
 )
 
@@ -43,7 +43,7 @@ func usageMeter(ctx context.Context, c config.RateLimit, keysPostgresURL string,
 			return nil, nil, fmt.Errorf("keys_postgres_url: %w", err)
 		}
 		if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-			cfg.ConnConfig.RuntimeParams["application_name"] = keys.ApplicationName
+			cfg.ConnConfig.RuntimeParams["application_name"] = pgstore.ApplicationName
 		}
 		cfg.MaxConns = 2 // a flush at a time, and the usage reads
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
