@@ -19,7 +19,6 @@ import (
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 
@@ -30,6 +29,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/medialink"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/redisconn"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/buildinfo"
@@ -306,11 +306,11 @@ func limitStore(ctx context.Context, c config.RateLimit, auth limit.Rate, reg pr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	client, err := limit.NewRedisClient(c.RedisURL)
+	client, err := redisconn.Open(c.RedisURL)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("rate_limit.redis_url: %w", err)
 	}
-	redis.SetLogger(redisLog{log}) // the client's own messages; outages are logged by the Resilient
+	redisconn.LogTo(log) // the client's own messages; outages are logged by the Resilient
 	r := limit.NewResilient(limit.NewRedis(client, c.RedisPrefix, time.Now), limit.ResilientOptions{Policy: policy, Log: log, Replicas: c.Replicas})
 	failures = limit.NewSharedFailures(auth, limit.NewResilient(limit.NewRedis(client, c.RedisPrefix+"auth:", time.Now),
 		limit.ResilientOptions{Log: log.With(slog.String("limiter", "auth_failures")), Replicas: c.Replicas}), time.Now)
@@ -346,12 +346,4 @@ func limitStore(ctx context.Context, c config.RateLimit, auth limit.Rate, reg pr
 	}
 	log.Info("rate limits in Redis, shared by every replica", slog.String("prefix", c.RedisPrefix), slog.String("on_store_error", policy.String()))
 	return r, failures, func() { client.Close() }, nil
-}
-
-// redisLog passes go-redis's own messages (a failed dial, a pool event) to
-// the log at debug level.
-type redisLog struct{ log *slog.Logger }
-
-func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
-	l.log.DebugContext(ctx, "redis client", slog.String("detail", fmt.Sprintf(format, v...)))
 }

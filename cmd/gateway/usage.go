@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
-	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/pgstore"
+	"github.com/exercisedb/exercisedb/gateway/redisconn"
 	metering "github.com/exercisedb/exercisedb/gateway/usage" // main has its own usage (the help text)
 )
 
@@ -27,7 +27,7 @@ func usageMeter(ctx context.Context, c config.RateLimit, keysPostgresURL string,
 	case c.Store == "redis":
 		// A client of its own: a flush must not wait for, nor hold, the
 		// connections of the limit checks on the hot path.
-		client, err := limit.NewRedisClient(c.RedisURL)
+		client, err := redisconn.Open(c.RedisURL)
 		if err != nil {
 			return nil, nil, fmt.Errorf("rate_limit.redis_url: %w", err)
 		}
