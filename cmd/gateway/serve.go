@@ -314,31 +314,7 @@ func limitStore(ctx context.Context, c config.RateLimit, auth limit.Rate, reg pr
 	r := limit.NewResilient(limit.NewRedis(client, c.RedisPrefix, time.Now), limit.ResilientOptions{Policy: policy, Log: log, Replicas: c.Replicas})
 	failures = limit.NewSharedFailures(auth, limit.NewResilient(limit.NewRedis(client, c.RedisPrefix+"auth:", time.Now),
 		limit.ResilientOptions{Log: log.With(slog.String("limiter", "auth_failures")), Replicas: c.Replicas}), time.Now)
-	stats := func(f func(limit.Stats) uint64) func() float64 {
-		return func() float64 { return float64(f(r.Stats())) }
-	}
-	reg.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "exercisedb_gateway_limit_store_calls_total",
-			Help: "Rate limit decisions sent to the shared store (Redis).",
-		}, stats(func(s limit.Stats) uint64 { return s.Calls })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "exercisedb_gateway_limit_store_errors_total",
-			Help: "Rate limit decisions the shared store (Redis) failed to make.",
-		}, stats(func(s limit.Stats) uint64 { return s.Errors })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "exercisedb_gateway_limit_fallback_total",
-			Help: "Rate limit decisions made by rate_limit.on_store_error because the shared store was unavailable.",
-		}, stats(func(s limit.Stats) uint64 { return s.Fallbacks })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "exercisedb_gateway_limit_cached_refusals_total",
-			Help: "Requests refused from this replica's cache of keys known to be over their limit, without asking the shared store.",
-		}, stats(func(s limit.Stats) uint64 { return s.Cached })),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "exercisedb_gateway_limit_store_state",
-			Help: "State of the circuit breaker in front of the shared store: 0 closed, 1 half-open, 2 open (store unavailable).",
-		}, func() float64 { return float64(r.Stats().State) }),
-	)
+	reg.MustRegister(r.Collector())
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	if err := client.Ping(pctx).Err(); err != nil {
