@@ -203,7 +203,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		// Wrong admin tokens draw on the same budget per address as wrong keys.
 		throttle := admin.Throttle(failures.Fail)
 		adminOpts := admin.Options{TokenHash: cfg.Admin.TokenHash, Pprof: cfg.Admin.Pprof, Throttle: throttle}
-		adminRoutes := withAdminAPI(admin.Handler(ready, reg, adminOpts), handler, adminapi.Deps{
+		adminRoutes := adminapi.Mount(admin.Handler(ready, reg, adminOpts), handler, adminapi.Deps{
 			Store: keyStore, Products: products, Usage: meter,
 			TokenHash: cfg.Admin.TokenHash, Throttle: throttle, DocsURL: cfg.DocsURL, Log: log,
 		})
