@@ -1,6 +1,8 @@
 // Package catalogclient is the gateway's one connection pool to the catalog
 // service. It turns gRPC replies into plain Go values and gRPC failures into
-// *apierror.Error, in one place; generated protobuf types stay inside it.
+// *apierror.Error, in one place, except the refusals of a request's values
+// (*ArgumentError, *BeyondCapError): those name catalog fields, and the
+// public API words them. Generated protobuf types stay inside it.
 package catalogclient
 
 import (
