@@ -79,7 +79,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Read().Collector())
 	products, err := plan.NewTable(cfg.Products)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", *configPath, err)
 	}
 	keyStore, err := openKeyStore(ctx, cfg, reg, log)
 	if err != nil {

@@ -217,6 +217,9 @@ type Media struct {
 
 // Plan is a subscription plan of a product.
 type Plan struct {
+	// Operations are the operations the plan may call, as package plan
+	// names them (it holds their list, and refuses a name not in it), or
+	// "*" for every one.
 	Operations []string `yaml:"operations"`
 	Rate       *Rate    `yaml:"rate"`
 	Quota      *Quota   `yaml:"quota"`

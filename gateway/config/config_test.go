@@ -102,7 +102,6 @@ func TestParseErrors(t *testing.T) {
 		{"bad failure mode", "on_store_error: allow", "on_store_error: maybe", `on_store_error "maybe"`},
 		{"bad media kind", "kind: gif", "kind: png", `products[0] (exercisedb): media.kind "png"`},
 		{"template without key", "{mediaKey}.gif", "x.gif", `must contain {mediaKey}`},
-		{"unknown operation", "[exercisesByBodyParts,", "[exercisesByBodypart,", `plans.Basic: operations: unknown operation "exercisesByBodypart"`},
 		{"bad quota period", "per: month", "per: week", `quota.per "week": want day or month`},
 		{"zero rate", "requests: 5,", "requests: 0,", `rate: requests: want at least 1`},
 		{"negative cap", "record_cap: 100", "record_cap: -1", `record_cap: must not be negative`},

@@ -11,14 +11,6 @@ import (
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
-// Operations the gateway serves, as plans name them.
-var Operations = []string{
-	"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "movementPatterns", "liveness", "usage", "changelog",
-}
-
-// AllOperations in a plan's list grants every operation.
-const AllOperations = "*"
-
 func (c *Config) validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -172,11 +164,6 @@ func (p Plan) validate() error {
 	var errs []error
 	if len(p.Operations) == 0 {
 		errs = append(errs, errors.New("operations: none (use [\"*\"] for every operation)"))
-	}
-	for _, op := range p.Operations {
-		if op != AllOperations && !slices.Contains(Operations, op) {
-			errs = append(errs, fmt.Errorf("operations: unknown operation %q (known: %s)", op, strings.Join(Operations, ", ")))
-		}
 	}
 	if p.Rate != nil {
 		if err := p.Rate.validate(); err != nil {

@@ -92,3 +92,16 @@ func TestChangelogIsOnEveryPlanAndCounted(t *testing.T) {
 		t.Error("usage must be on every plan and free, exercises on neither")
 	}
 }
+
+// A plan's list names operations as this package does; a name it does not
+// know is refused with the known ones.
+func TestUnknownOperation(t *testing.T) {
+	_, err := NewTable([]config.Product{{
+		Name: "exercisedb", Hosts: []string{"a.example"}, Media: config.Media{Kind: "gif"},
+		Plans: map[string]config.Plan{"Basic": {Operations: []string{"bodyParts", "exercisesByBodypart"}}},
+	}})
+	want := `product exercisedb: plan Basic: operations: unknown operation "exercisesByBodypart" (known: exercisesByBodyParts, exercises, exercise, exerciseVariations, exerciseAlternatives, exerciseTypes, bodyParts, muscles, equipments, movementPatterns, liveness, usage, changelog)`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
