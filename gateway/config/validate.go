@@ -48,22 +48,15 @@ func (c *Config) validate() error {
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown_timeout: want a positive duration such as 10s")
 	}
-	switch c.RateLimit.Store {
-	case "memory":
-	case "redis":
+	if c.RateLimit.Store == StoreRedis {
 		if u, err := url.Parse(c.RateLimit.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
 			bad("rate_limit.redis_url: want redis://host:port/db or rediss://...")
 		} else if q := u.Query(); q.Has("password") || q.Has("username") {
 			bad("rate_limit.redis_url: put the user and password in the URL's user information (redis://user:password@host:port/db, or redis://:password@... without a user), not in parameters")
 		}
-	default:
-		bad("rate_limit.store %q: want memory or redis", c.RateLimit.Store)
 	}
 	if c.RateLimit.Replicas < 1 {
 		bad("rate_limit.replicas: want at least 1")
-	}
-	if c.RateLimit.OnStoreError != "allow" && c.RateLimit.OnStoreError != "deny" {
-		bad("rate_limit.on_store_error %q: want allow or deny", c.RateLimit.OnStoreError)
 	}
 	if err := c.AuthFailures.validate(); err != nil {
 		bad("auth_failures: %v", err)
@@ -139,8 +132,8 @@ func (c *Config) validate() error {
 			}
 			hosts[h] = p.Name
 		}
-		if p.Media.Kind != "gif" && p.Media.Kind != "video" {
-			bad("%s: media.kind %q: want gif or video", where, p.Media.Kind)
+		if p.Media.Kind == "" {
+			bad("%s: media.kind: want gif or video", where)
 		}
 		if p.Media.ImageURL != "" && !strings.Contains(p.Media.ImageURL, "{mediaKey}") {
 			bad("%s: media.image_url %q: must contain {mediaKey}", where, p.Media.ImageURL)
@@ -174,8 +167,8 @@ func (p Plan) validate() error {
 		if p.Quota.Requests < 1 {
 			errs = append(errs, errors.New("quota.requests: want at least 1"))
 		}
-		if p.Quota.Per != "day" && p.Quota.Per != "month" {
-			errs = append(errs, fmt.Errorf("quota.per %q: want day or month", p.Quota.Per))
+		if p.Quota.Per == 0 {
+			errs = append(errs, errors.New("quota.per: want day or month"))
 		}
 	}
 	if p.RecordCap < 0 {

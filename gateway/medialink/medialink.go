@@ -13,10 +13,13 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"hash"
 	"strconv"
 	"strings"
 	"sync"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Heights are the heights at which demonstrations exist, smallest first.
@@ -36,6 +39,18 @@ const (
 	GIF   Kind = "gif"
 	Video Kind = "video"
 )
+
+// UnmarshalYAML decodes a product's media.kind in the gateway's
+// configuration; a value other than gif or video is reported with its
+// line, as the decoder reports its own errors.
+func (k *Kind) UnmarshalYAML(n *yaml.Node) error {
+	switch v := Kind(n.Value); v {
+	case GIF, Video:
+		*k = v
+		return nil
+	}
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: media.kind %q: want gif or video", n.Line, n.Value)}}
+}
 
 // File returns the name of the kind's demonstration at height h.
 func (k Kind) File(h int) string {

@@ -134,7 +134,7 @@ func NewTable(products []config.Product) (*Table, error) {
 	t := &Table{byHost: map[string]*Product{}, byName: map[string]*Product{}}
 	for _, cp := range products {
 		prefix, suffix, _ := strings.Cut(cp.Media.ImageURL, "{mediaKey}")
-		p := &Product{Name: cp.Name, MediaKind: medialink.Kind(cp.Media.Kind), MediaBase: cp.Media.BaseURL,
+		p := &Product{Name: cp.Name, MediaKind: cp.Media.Kind, MediaBase: cp.Media.BaseURL,
 			imagePrefix: prefix, imageSuffix: suffix, templated: cp.Media.ImageURL != "", plans: map[string]*Plan{}}
 		for name, cpl := range cp.Plans {
 			pl, err := newPlan(name, cpl)
@@ -173,11 +173,7 @@ func newPlan(name string, c config.Plan) (*Plan, error) {
 		p.Rate = &limit.Rate{Requests: c.Rate.Requests, Per: c.Rate.Per, Burst: c.Rate.Burst}
 	}
 	if c.Quota != nil {
-		period, err := limit.ParsePeriod(c.Quota.Per)
-		if err != nil {
-			return nil, err
-		}
-		p.Quota = &limit.Quota{Requests: c.Quota.Requests, Period: period}
+		p.Quota = &limit.Quota{Requests: c.Quota.Requests, Period: c.Quota.Per}
 	}
 	return p, nil
 }

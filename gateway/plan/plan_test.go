@@ -13,7 +13,7 @@ func TestTable(t *testing.T) {
 		Name: "exercisedb", Hosts: []string{"API.Example.com"},
 		Media: config.Media{Kind: "video", ImageURL: "https://m.example/v/{mediaKey}.mp4?q=1"},
 		Plans: map[string]config.Plan{
-			"Basic": {Operations: []string{"bodyParts"}, Rate: &config.Rate{Requests: 5, Per: time.Second}, Quota: &config.Quota{Requests: 9, Per: "day"}, RecordCap: 7},
+			"Basic": {Operations: []string{"bodyParts"}, Rate: &config.Rate{Requests: 5, Per: time.Second}, Quota: &config.Quota{Requests: 9, Per: limit.Day}, RecordCap: 7},
 			"Mega":  {Operations: []string{"*"}},
 		},
 	}})
