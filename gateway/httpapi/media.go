@@ -157,19 +157,19 @@ func (a *api) mediaFile(c *gin.Context, signed string) (*MediaFile, error) {
 	if !ok {
 		return nil, errForgedMedia
 	}
-	key, digest, file, ok := medialink.Split(p)
+	ref, ok := medialink.Split(p)
 	if !ok {
 		return nil, errForgedMedia
 	}
 	v, err, _ := a.mediaFlight.Do(signed, func() (any, error) {
 		// Detached from this request: others wait for the same file.
-		mf, err := a.Catalog.Media(context.WithoutCancel(c.Request.Context()), requestIDOf(c), key, digest, file, a.Media.Timeout)
+		mf, err := a.Catalog.Media(context.WithoutCancel(c.Request.Context()), requestIDOf(c), ref, a.Media.Timeout)
 		if err != nil {
 			return nil, err
 		}
 		sum := sha256.Sum256(mf.Content)
 		f := &MediaFile{Body: mf.Content, ContentType: mf.ContentType, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`,
-			svg: strings.HasSuffix(file, ".svg"), length: []string{strconv.Itoa(len(mf.Content))}}
+			svg: strings.HasSuffix(ref.File, ".svg"), length: []string{strconv.Itoa(len(mf.Content))}}
 		a.Media.Cache.Add(signed, f, len(f.Body)+len(signed)+len(f.ETag)+64)
 		return f, nil
 	})

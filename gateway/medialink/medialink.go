@@ -159,15 +159,21 @@ func (s *Signer) Check(signedPath string) (path string, ok bool) {
 	return path, hmac.Equal([]byte(sig), []byte(want))
 }
 
-// Split reads a file's path into its media key, digest and file name.
-func Split(path string) (key, digest, file string, ok bool) {
+// Ref names one media file as the catalog draws it: a media key, the
+// digest of the media's content, and a file name.
+type Ref struct {
+	Key, Digest, File string
+}
+
+// Split reads a file's path (Path) into its Ref.
+func Split(path string) (Ref, bool) {
 	i := strings.LastIndexByte(path, '/')
 	if i <= 0 {
-		return "", "", "", false
+		return Ref{}, false
 	}
 	j := strings.LastIndexByte(path[:i], '/')
 	if j <= 0 || j+1 == i || i+1 == len(path) {
-		return "", "", "", false
+		return Ref{}, false
 	}
-	return path[:j], path[j+1 : i], path[i+1:], true
+	return Ref{Key: path[:j], Digest: path[j+1 : i], File: path[i+1:]}, true
 }

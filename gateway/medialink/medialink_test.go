@@ -59,9 +59,9 @@ func TestSplit(t *testing.T) {
 		{"/d/f", "", "", "", false},
 	}
 	for _, tt := range tests {
-		key, digest, file, ok := Split(tt.path)
-		if key != tt.key || digest != tt.digest || file != tt.file || ok != tt.ok {
-			t.Errorf("Split(%q) = %q, %q, %q, %v; want %q, %q, %q, %v", tt.path, key, digest, file, ok, tt.key, tt.digest, tt.file, tt.ok)
+		ref, ok := Split(tt.path)
+		if want := (Ref{Key: tt.key, Digest: tt.digest, File: tt.file}); ref != want || ok != tt.ok {
+			t.Errorf("Split(%q) = %+v, %v; want %+v, %v", tt.path, ref, ok, want, tt.ok)
 		}
 	}
 }
