@@ -118,6 +118,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad quota period", "per: month", "per: week", `line 23: quota.per "week": want day or month`},
 		{"no media kind", "      kind: gif                     # gif | video\n", "", `products[0] (exercisedb): media.kind: want gif or video`},
 		{"quota without period", "quota: {requests: 1000, per: month}", "quota: {requests: 1000}", `plans.Basic: quota.per: want day or month`},
+		{"bad media height", "record_cap: 100", "record_cap: 100\n        max_media_height: 480", `max_media_height 480: want 180, 360 or 720`},
 		{"zero rate", "requests: 5,", "requests: 0,", `rate: requests: want at least 1`},
 		{"negative cap", "record_cap: 100", "record_cap: -1", `record_cap: must not be negative`},
 		{"no hosts", "hosts: [exercisedb.example.com]", "hosts: []", `hosts: none`},

@@ -6,9 +6,12 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 	"github.com/exercisedb/exercisedb/pkg/admin"
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
 
 func (c *Config) validate() error {
@@ -174,10 +177,12 @@ func (p Plan) validate() error {
 	if p.RecordCap < 0 {
 		errs = append(errs, errors.New("record_cap: must not be negative"))
 	}
-	switch p.MaxMediaHeight {
-	case 0, 180, 360, 720:
-	default:
-		errs = append(errs, fmt.Errorf("max_media_height %d: want 180, 360 or 720", p.MaxMediaHeight))
+	if h := p.MaxMediaHeight; h != 0 && !slices.Contains(medialink.Heights, h) {
+		heights := make([]string, len(medialink.Heights))
+		for i, h := range medialink.Heights {
+			heights[i] = strconv.Itoa(h)
+		}
+		errs = append(errs, fmt.Errorf("max_media_height %d: want %s", h, english.List(heights, "or")))
 	}
 	return errors.Join(errs...)
 }
