@@ -56,7 +56,7 @@ func (a *api) image(p *plan.Product, key, digest string) exercisejson.Image {
 	if digest == "" { // a catalog that draws no media
 		return exercisejson.Image{}
 	}
-	prefix, suffix := a.Media.Signer.Parts(p.MediaBase, key, digest, p.MediaKind.File(plan.DefaultMaxMediaHeight))
+	prefix, suffix := a.Media.Signer.Parts(p.MediaBase, medialink.Ref{Key: key, Digest: digest, File: p.MediaKind.File(plan.DefaultMaxMediaHeight)})
 	return exercisejson.Image{Prefix: prefix, Key: key, Suffix: suffix}
 }
 
@@ -68,7 +68,7 @@ func (a *api) appendMedia(b []byte, p *plan.Product, pl *plan.Plan, key, digest 
 		return b
 	}
 	url := func(b []byte, file string) []byte {
-		return exercisejson.AppendString(b, a.Media.Signer.URL(p.MediaBase, key, digest, file))
+		return exercisejson.AppendString(b, a.Media.Signer.URL(p.MediaBase, medialink.Ref{Key: key, Digest: digest, File: file}))
 	}
 	b = append(b, `,"media":{"muscleMap":`...)
 	b = url(b, medialink.MuscleMapFile)

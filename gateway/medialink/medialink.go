@@ -84,7 +84,10 @@ type Signer struct {
 	made map[partsKey]urlParts
 }
 
-type partsKey struct{ base, key, digest, file string }
+type partsKey struct {
+	base string
+	ref  Ref
+}
 
 type urlParts struct{ prefix, suffix string }
 
@@ -112,31 +115,28 @@ func (s *Signer) sign(path string) string {
 	return base64.RawURLEncoding.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
-// Path returns the path of a file: "<key>/<digest>/<file>".
-func Path(key, digest, file string) string { return key + "/" + digest + "/" + file }
-
-// URL returns the URL of a file under base, or signed under the
-// gateway's own /media when base is "".
-func (s *Signer) URL(base, key, digest, file string) string {
-	prefix, suffix := s.Parts(base, key, digest, file)
-	return prefix + key + suffix
+// URL returns the URL of the file ref names under base, or signed under
+// the gateway's own /media when base is "".
+func (s *Signer) URL(base string, ref Ref) string {
+	prefix, suffix := s.Parts(base, ref)
+	return prefix + ref.Key + suffix
 }
 
-// Parts returns what surrounds key in URL(base, key, digest, file), for
-// writers that append the URL without building it.
-func (s *Signer) Parts(base, key, digest, file string) (prefix, suffix string) {
-	k := partsKey{base, key, digest, file}
+// Parts returns what surrounds ref.Key in URL(base, ref), for writers that
+// append the URL without building it.
+func (s *Signer) Parts(base string, ref Ref) (prefix, suffix string) {
+	k := partsKey{base, ref}
 	s.mu.RLock()
 	p, ok := s.made[k]
 	s.mu.RUnlock()
 	if ok {
 		return p.prefix, p.suffix
 	}
-	suffix = "/" + digest + "/" + file
+	suffix = "/" + ref.Digest + "/" + ref.File
 	if base != "" {
 		prefix = strings.TrimSuffix(base, "/") + "/"
 	} else {
-		prefix = s.root + s.sign(key+suffix) + "/"
+		prefix = s.root + s.sign(ref.Path()) + "/"
 	}
 	s.mu.Lock()
 	if len(s.made) >= maxMade || s.made == nil {
@@ -165,7 +165,10 @@ type Ref struct {
 	Key, Digest, File string
 }
 
-// Split reads a file's path (Path) into its Ref.
+// Path returns the path of the file: "<key>/<digest>/<file>".
+func (r Ref) Path() string { return r.Key + "/" + r.Digest + "/" + r.File }
+
+// Split reads a file's path (Ref.Path) into its Ref.
 func Split(path string) (Ref, bool) {
 	i := strings.LastIndexByte(path, '/')
 	if i <= 0 {
