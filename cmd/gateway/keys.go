@@ -144,7 +144,7 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	}
 	products, err := plan.NewTable(cfg.Products)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", *configPath, err)
 	}
 	var store keys.Store = keys.FileAt(cfg.KeysFile)
 	if cfg.KeysPostgresURL != "" {

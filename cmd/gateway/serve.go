@@ -79,7 +79,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildinfo.Read().Collector())
 	products, err := plan.NewTable(cfg.Products)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", *configPath, err)
 	}
 	keyStore, err := openKeyStore(ctx, cfg, reg, log)
 	if err != nil {
@@ -298,28 +298,24 @@ func newLoggers(w *logging.Buffer, c config.Log) (*slog.Logger, *logging.Lines) 
 // under <prefix>auth:, always with a local share while Redis is down: a
 // wrong key is 401 either way). closeStore releases the Redis client.
 func limitStore(ctx context.Context, c config.RateLimit, auth limit.Rate, reg prometheus.Registerer, log *slog.Logger) (store limit.Store, failures *limit.Failures, closeStore func(), err error) {
-	if c.Store != "redis" {
+	if c.Store != config.StoreRedis {
 		log.Info("rate limits in memory: each replica counts alone")
 		return limit.NewMemory(time.Now), limit.NewFailures(auth, time.Now), func() {}, nil
-	}
-	policy, err := limit.ParsePolicy(c.OnStoreError)
-	if err != nil {
-		return nil, nil, nil, err
 	}
 	client, err := redisconn.Open(c.RedisURL)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("rate_limit.redis_url: %w", err)
 	}
 	redisconn.LogTo(log) // the client's own messages; outages are logged by the Resilient
-	r := limit.NewResilient(limit.NewRedis(client, c.RedisPrefix, time.Now), limit.ResilientOptions{Policy: policy, Log: log, Replicas: c.Replicas})
+	r := limit.NewResilient(limit.NewRedis(client, c.RedisPrefix, time.Now), limit.ResilientOptions{Policy: c.OnStoreError, Log: log, Replicas: c.Replicas})
 	failures = limit.NewSharedFailures(auth, limit.NewResilient(limit.NewRedis(client, c.RedisPrefix+"auth:", time.Now),
 		limit.ResilientOptions{Log: log.With(slog.String("limiter", "auth_failures")), Replicas: c.Replicas}), time.Now)
 	reg.MustRegister(r.Collector())
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	if err := client.Ping(pctx).Err(); err != nil {
-		log.Warn("rate limit store unreachable at start", slog.String("on_store_error", policy.String()), slog.String("error", err.Error()))
+		log.Warn("rate limit store unreachable at start", slog.String("on_store_error", c.OnStoreError.String()), slog.String("error", err.Error()))
 	}
-	log.Info("rate limits in Redis, shared by every replica", slog.String("prefix", c.RedisPrefix), slog.String("on_store_error", policy.String()))
+	log.Info("rate limits in Redis, shared by every replica", slog.String("prefix", c.RedisPrefix), slog.String("on_store_error", c.OnStoreError.String()))
 	return r, failures, func() { client.Close() }, nil
 }

@@ -24,7 +24,7 @@ func usageMeter(ctx context.Context, c config.RateLimit, keysPostgresURL string,
 	o := metering.Options{Log: log.With(slog.String("component", "usage"))}
 	closeClient := func() {}
 	switch {
-	case c.Store == "redis":
+	case c.Store == config.StoreRedis:
 		// A client of its own: a flush must not wait for, nor hold, the
 		// connections of the limit checks on the hot path.
 		client, err := redisconn.Open(c.RedisURL)

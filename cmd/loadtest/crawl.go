@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/exercisedb/exercisedb/gateway/plan"
 )
 
 // kind is a kind of request of the realistic mix.
@@ -44,8 +46,8 @@ var kinds = []kind{kindFirstPage, kindFiltered, kindByBodyParts, kindAfter, kind
 // entry is one request that the crawl saw answered 200.
 type entry struct {
 	Kind kind
-	Op   string // the plan operation it calls
-	Path string // path and query
+	Op   plan.Operation // the plan operation it calls
+	Path string         // path and query
 	// Pos is the 0-based position, in its listing, of the record the
 	// cursor names (0 when there is no cursor): a plan reaches the entry
 	// only if Pos is below its record cap.
@@ -54,7 +56,7 @@ type entry struct {
 
 // tailEntry stands for the long tail in the entries: the load generator
 // gives each of its requests the next query of the cache-off cycle.
-var tailEntry = entry{Kind: kindTail, Op: "exercises", Pos: math.MaxInt}
+var tailEntry = entry{Kind: kindTail, Op: plan.Exercises, Pos: math.MaxInt}
 
 // harvest is what the crawl learnt.
 type harvest struct {
@@ -173,11 +175,14 @@ const (
 )
 
 // referenceLists are the reference lists and their operations.
-var referenceLists = []struct{ path, op string }{
-	{"/api/v1/bodyparts", "bodyParts"},
-	{"/api/v1/equipments", "equipments"},
-	{"/api/v1/exercisetypes", "exerciseTypes"},
-	{"/api/v1/muscles", "muscles"},
+var referenceLists = []struct {
+	path string
+	op   plan.Operation
+}{
+	{"/api/v1/bodyparts", plan.BodyParts},
+	{"/api/v1/equipments", plan.Equipments},
+	{"/api/v1/exercisetypes", plan.ExerciseTypes},
+	{"/api/v1/muscles", plan.Muscles},
 }
 
 // listing is a listing the crawl walks.
@@ -187,11 +192,11 @@ type listing struct {
 	limit int        // 0: the default
 }
 
-func (l listing) op() string {
+func (l listing) op() plan.Operation {
 	if l.path == pathByBodyParts {
-		return "exercisesByBodyParts"
+		return plan.ExercisesByBodyParts
 	}
-	return "exercises"
+	return plan.Exercises
 }
 
 // firstKind is the kind of the listing's first page.
@@ -288,13 +293,13 @@ func crawl(ctx context.Context, c *apiClient) (*harvest, error) {
 			return nil, fmt.Errorf("GET %s: empty list", r.path)
 		}
 		switch r.op {
-		case "bodyParts":
+		case plan.BodyParts:
 			h.Vocab.BodyParts = names
-		case "equipments":
+		case plan.Equipments:
 			h.Vocab.Equipments = names
-		case "exerciseTypes":
+		case plan.ExerciseTypes:
 			h.Vocab.ExerciseTypes = names
-		case "muscles":
+		case plan.Muscles:
 			h.Vocab.Muscles = names
 		}
 		h.Entries = append(h.Entries, entry{Kind: kindReference, Op: r.op, Path: r.path})
@@ -325,7 +330,7 @@ func crawl(ctx context.Context, c *apiClient) (*harvest, error) {
 		return nil, fmt.Errorf("GET %s: the catalogue is empty", pathExercises)
 	}
 	for _, id := range h.IDs {
-		h.Entries = append(h.Entries, entry{Kind: kindSingle, Op: "exercise", Path: pathExercises + "/" + url.PathEscape(id)})
+		h.Entries = append(h.Entries, entry{Kind: kindSingle, Op: plan.Exercise, Path: pathExercises + "/" + url.PathEscape(id)})
 	}
 	// The long tail's one entry stands for the whole cycle (see tailEntry).
 	h.Entries = append(h.Entries, tailEntry)
@@ -383,7 +388,7 @@ func searches(names []string) []entry {
 		case i%3 == 2 && len(f) >= 2 && len(f[1]) > 3:
 			q = f[0] + " " + f[1][:3]
 		}
-		out = append(out, entry{Kind: kindSearch, Op: "exercises", Path: pathExercises + "?" + url.Values{"q": {q}, "limit": {"10"}}.Encode()})
+		out = append(out, entry{Kind: kindSearch, Op: plan.Exercises, Path: pathExercises + "?" + url.Values{"q": {q}, "limit": {"10"}}.Encode()})
 	}
 	return out
 }
@@ -394,9 +399,9 @@ func related(ids []string) []entry {
 	var out []entry
 	for i := range relatedCount {
 		id := url.PathEscape(ids[i*len(ids)/relatedCount])
-		rel, op := "alternatives", "exerciseAlternatives"
+		rel, op := "alternatives", plan.ExerciseAlternatives
 		if i%2 == 1 {
-			rel, op = "variations", "exerciseVariations"
+			rel, op = "variations", plan.ExerciseVariations
 		}
 		out = append(out, entry{Kind: kindRelated, Op: op, Path: pathExercises + "/" + id + "/" + rel + "?limit=10"})
 	}

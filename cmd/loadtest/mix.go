@@ -39,14 +39,18 @@ func buildMix(entries []entry, cs []caller, weights map[kind]int, n int, seed ui
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	// eligible[i][k]: the entries of kind k that caller i may request.
 	eligible := make([]map[kind][]int, len(cs))
+	planOf, err := gatewayPlans()
+	if err != nil {
+		return nil, err
+	}
 	for i, c := range cs {
-		p, ok := plans[c.Plan]
+		p, ok := planOf[c.Plan]
 		if !ok {
 			return nil, fmt.Errorf("caller %s: no plan %q", c.KeyName, c.Plan)
 		}
 		eligible[i] = map[kind][]int{}
 		for j, e := range entries {
-			if p.allows(e.Op) && p.reachable(e.Pos) {
+			if p.Allows(e.Op) && reachable(p, e.Pos) {
 				eligible[i][e.Kind] = append(eligible[i][e.Kind], j)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/exercisedb/exercisedb/gateway/plan"
 )
 
 // testEntries are entries like a crawl's: listings of both endpoints
@@ -18,7 +20,7 @@ func testEntries() []entry {
 		es = append(es, entry{Kind: kindReference, Op: r.op, Path: r.path})
 	}
 	for i := range 50 {
-		es = append(es, entry{Kind: kindSingle, Op: "exercise", Path: fmt.Sprintf("%s/id%d", pathExercises, i)})
+		es = append(es, entry{Kind: kindSingle, Op: plan.Exercise, Path: fmt.Sprintf("%s/id%d", pathExercises, i)})
 	}
 	for _, l := range []listing{
 		{path: pathExercises, limit: 10},
@@ -49,6 +51,10 @@ func TestBuildMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	planOf, err := gatewayPlans()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(items) != n {
 		t.Fatalf("%d items, want %d", len(items), n)
 	}
@@ -58,7 +64,7 @@ func TestBuildMix(t *testing.T) {
 	}
 	for _, it := range items {
 		c := callers[it.Caller]
-		p := plans[c.Plan]
+		p := planOf[c.Plan]
 		e, ok := pos[it.Path]
 		if !ok {
 			t.Fatalf("item %+v: not an entry", it)
@@ -66,10 +72,10 @@ func TestBuildMix(t *testing.T) {
 		if e.Kind != it.Kind {
 			t.Errorf("item %+v: entry of kind %q", it, e.Kind)
 		}
-		if !p.allows(e.Op) {
+		if !p.Allows(e.Op) {
 			t.Errorf("%s (%s) gets %s, which its plan does not allow", c.KeyName, c.Plan, it.Path)
 		}
-		if !p.reachable(e.Pos) {
+		if !reachable(p, e.Pos) {
 			t.Errorf("%s (%s) gets %s, past its record cap", c.KeyName, c.Plan, it.Path)
 		}
 	}
@@ -113,7 +119,7 @@ func TestBuildMixErrors(t *testing.T) {
 	if _, err := buildMix(testEntries(), []caller{{KeyName: "k", Plan: "Gold", Weight: 1}}, kindWeights, 10, 1); err == nil {
 		t.Error("an unknown plan: no error")
 	}
-	onlySingles := []entry{{Kind: kindSingle, Op: "exercise", Path: "/api/v1/exercises/x"}}
+	onlySingles := []entry{{Kind: kindSingle, Op: plan.Exercise, Path: "/api/v1/exercises/x"}}
 	if _, err := buildMix(onlySingles, []caller{{KeyName: "k", Plan: "Basic", Weight: 1}}, kindWeights, 10, 1); err == nil {
 		t.Error("a caller that can make no request: no error")
 	}
@@ -235,7 +241,7 @@ func TestNameWords(t *testing.T) {
 
 func TestGatewayConfig(t *testing.T) {
 	text := gatewayConfig("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3", "")
-	if err := checkGatewayConfig(text); err != nil {
+	if _, err := parseGatewayConfig(text); err != nil {
 		t.Fatalf("the gateway refuses the generated configuration: %v\n%s", err, text)
 	}
 	for _, want := range []string{"level: info", "listen: 127.0.0.1:1", "admin_listen: 127.0.0.1:2", "target: 127.0.0.1:3", "record_cap: 100"} {
@@ -244,7 +250,7 @@ func TestGatewayConfig(t *testing.T) {
 		}
 	}
 	pg := gatewayConfig("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3", "postgres://127.0.0.1:5432/test?sslmode=disable&search_path=load")
-	if err := checkGatewayConfig(pg); err != nil || !strings.Contains(pg, `keys_postgres_url: "postgres://127.0.0.1:5432/test?sslmode=disable&search_path=load"`) {
+	if _, err := parseGatewayConfig(pg); err != nil || !strings.Contains(pg, `keys_postgres_url: "postgres://127.0.0.1:5432/test?sslmode=disable&search_path=load"`) {
 		t.Errorf("with PostgreSQL keys: %v\n%s", err, pg)
 	}
 	// Every key's plan exists on every product it names.

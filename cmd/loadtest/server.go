@@ -204,7 +204,7 @@ func tryStartSystem(ctx context.Context, bin, dir, cpus, keysPostgres string) (_
 	}
 	catalogListen, catalogAdmin, gatewayListen, gatewayAdmin := addrs[0], addrs[1], addrs[2], addrs[3]
 	cfg := gatewayConfig(gatewayListen, gatewayAdmin, catalogListen, keysPostgres)
-	if err := checkGatewayConfig(cfg); err != nil {
+	if _, err := parseGatewayConfig(cfg); err != nil {
 		return nil, fmt.Errorf("generated gateway configuration: %w", err)
 	}
 	cfgPath := filepath.Join(dir, "gateway.yaml")

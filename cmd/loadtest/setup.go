@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/gateway/plan"
 )
 
 // planSpec is a plan of the generated configuration. Pro and Basic keep
@@ -15,29 +16,43 @@ import (
 // so any status other than 2xx in the report is a fault.
 type planSpec struct {
 	Name       string
-	Operations []string // "*" grants every operation
-	Limited    bool     // has a rate and a quota
-	QuotaPer   string   // day or month
-	RecordCap  int      // 0: none
+	Operations []plan.Operation // plan.AllOperations grants every one
+	Limited    bool             // has a rate and a quota
+	QuotaPer   string           // day or month
+	RecordCap  int              // 0: none
 }
 
 // plans of both products, by name.
 var plans = map[string]planSpec{
-	"Mega": {Name: "Mega", Operations: []string{config.AllOperations}},
+	"Mega": {Name: "Mega", Operations: []plan.Operation{plan.AllOperations}},
 	"Pro": {Name: "Pro", Limited: true, QuotaPer: "day", RecordCap: 1000,
-		Operations: []string{"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "movementPatterns", "liveness"}},
+		Operations: []plan.Operation{plan.ExercisesByBodyParts, plan.Exercises, plan.Exercise, plan.ExerciseVariations, plan.ExerciseAlternatives,
+			plan.ExerciseTypes, plan.BodyParts, plan.Muscles, plan.Equipments, plan.MovementPatterns, plan.Liveness}},
 	"Basic": {Name: "Basic", Limited: true, QuotaPer: "month", RecordCap: 100,
-		Operations: []string{"exercisesByBodyParts", "exerciseTypes", "bodyParts", "muscles", "liveness"}},
+		Operations: []plan.Operation{plan.ExercisesByBodyParts, plan.ExerciseTypes, plan.BodyParts, plan.Muscles, plan.Liveness}},
 }
 
-// allows reports whether the plan may call op.
-func (p planSpec) allows(op string) bool {
-	return slices.Contains(p.Operations, config.AllOperations) || slices.Contains(p.Operations, op)
+// gatewayPlans are the plans of the generated configuration as the gateway
+// reads them, by name: what a key of each may call is the gateway's own
+// answer (Plan.Allows). Both products have the same plans.
+func gatewayPlans() (map[string]*plan.Plan, error) {
+	table, err := parseGatewayConfig(gatewayConfig("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3", ""))
+	if err != nil {
+		return nil, err
+	}
+	product, _ := table.ByName(products[0].Name)
+	out := map[string]*plan.Plan{}
+	for name := range plans {
+		if out[name], _ = product.Plan(name); out[name] == nil {
+			return nil, fmt.Errorf("generated configuration: product %s has no plan %s", products[0].Name, name)
+		}
+	}
+	return out, nil
 }
 
 // reachable reports whether a cursor at pos (0-based, in its listing) is
-// within the plan's record cap.
-func (p planSpec) reachable(pos int) bool { return p.RecordCap == 0 || pos < p.RecordCap }
+// within p's record cap.
+func reachable(p *plan.Plan, pos int) bool { return p.RecordCap == 0 || pos < p.RecordCap }
 
 // productSpec is a product of the generated configuration.
 type productSpec struct {
@@ -133,10 +148,13 @@ func gatewayConfig(listen, admin, catalogTarget, keysPostgres string) string {
 	return b.String()
 }
 
-// checkGatewayConfig validates text with the gateway's own parser, so that
-// a change of the configuration format fails here with its message rather
+// parseGatewayConfig reads text with the gateway's own parser, so that a
+// change of the configuration format fails here with its message rather
 // than as a gateway that does not start.
-func checkGatewayConfig(text string) error {
-	_, err := config.Parse([]byte(text), func(string) string { return "" })
-	return err
+func parseGatewayConfig(text string) (*plan.Table, error) {
+	cfg, err := config.Parse([]byte(text), func(string) string { return "" })
+	if err != nil {
+		return nil, err
+	}
+	return plan.NewTable(cfg.Products)
 }

@@ -26,7 +26,7 @@ type RecordChange struct {
 // Changelog returns the catalogue versions that lead to the one served,
 // newest first, back to since if it is set, and the catalogue version. A
 // since the changelog does not reach is a 400 naming since.
-func (c *Client) Changelog(ctx context.Context, requestID, since string) ([]CatalogueChanges, string, error) {
+func (c *Client) Changelog(ctx context.Context, requestID, since string) ([]CatalogueChanges, Version, error) {
 	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.GetChangelogResponse, error) {
 		return c.rpc.GetChangelog(ctx, &catalogv1.GetChangelogRequest{Since: since})
 	})
@@ -43,7 +43,7 @@ func (c *Client) Changelog(ctx context.Context, requestID, since string) ([]Cata
 			out[i].Changed[j] = RecordChange{ID: ch.Id, Fields: nonNil(ch.Fields)}
 		}
 	}
-	return out, r.CatalogueVersion, nil
+	return out, Version(r.CatalogueVersion), nil
 }
 
 // nonNil makes an absent list an empty one, so that it encodes as [].

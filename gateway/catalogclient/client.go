@@ -1,6 +1,8 @@
 // Package catalogclient is the gateway's one connection pool to the catalog
 // service. It turns gRPC replies into plain Go values and gRPC failures into
-// *apierror.Error, in one place; generated protobuf types stay inside it.
+// *apierror.Error, in one place, except the refusals of a request's values
+// (*ArgumentError, *BeyondCapError): those name catalog fields, and the
+// public API words them. Generated protobuf types stay inside it.
 package catalogclient
 
 import (
@@ -31,6 +33,10 @@ const RequestIDHeader = "x-request-id"
 
 // catalogService is the catalog's name in grpc.health.v1.
 const catalogService = "exercisedb.catalog.v1.CatalogService"
+
+// Version is the catalogue version a reply was answered from: the ETag of
+// a response, and the key of the response cache, are made of it.
+type Version string
 
 // ExerciseJSON is one exercise in the public API's JSON, in the fragments
 // the catalog encodes once per catalogue version (see pkg/exercisejson):
@@ -151,7 +157,7 @@ type Page struct {
 	Total                        int
 	HasNextPage, HasPreviousPage bool
 	NextCursor, PreviousCursor   string // empty when absent
-	Version                      string
+	Version                      Version
 	// MissingIDs are the request's IDs that name no exercise, in the
 	// order given.
 	MissingIDs []string
@@ -366,7 +372,7 @@ func (c *Client) List(ctx context.Context, requestID string, req ListRequest) (*
 		HasPreviousPage: r.HasPreviousPage,
 		NextCursor:      r.NextCursor,
 		PreviousCursor:  r.PreviousCursor,
-		Version:         r.CatalogueVersion,
+		Version:         Version(r.CatalogueVersion),
 		MissingIDs:      r.MissingIds,
 		IgnoredWords:    r.IgnoredWords,
 		Facets:          facetCounts(r.Facets),
@@ -416,7 +422,7 @@ func (p *Page) JSON(i int) ExerciseJSON {
 
 // Exercise returns one exercise, with every content field, and the
 // catalogue version.
-func (c *Client) Exercise(ctx context.Context, requestID, id string) (ExerciseJSON, string, error) {
+func (c *Client) Exercise(ctx context.Context, requestID, id string) (ExerciseJSON, Version, error) {
 	in := &catalogv1.GetExerciseRequest{Id: id, Json: true}
 	r, err := invoke(ctx, c, requestID, &catalogv1.Call{Method: &catalogv1.Call_GetExercise{GetExercise: in}},
 		(*catalogv1.CallResult).GetGetExercise,
@@ -428,47 +434,47 @@ func (c *Client) Exercise(ctx context.Context, requestID, id string) (ExerciseJS
 		return ExerciseJSON{}, "", toAPIError(err)
 	}
 	if r.ExerciseJson != nil {
-		return fromJSON(r.ExerciseJson), r.CatalogueVersion, nil
+		return fromJSON(r.ExerciseJson), Version(r.CatalogueVersion), nil
 	}
-	return fromProto(r.Exercise, AllContent), r.CatalogueVersion, nil
+	return fromProto(r.Exercise, AllContent), Version(r.CatalogueVersion), nil
 }
 
 // BodyParts returns the body part names and the catalogue version.
-func (c *Client) BodyParts(ctx context.Context, requestID string) ([]string, string, error) {
+func (c *Client) BodyParts(ctx context.Context, requestID string) ([]string, Version, error) {
 	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListBodyPartsResponse, error) {
 		return c.rpc.ListBodyParts(ctx, &catalogv1.ListBodyPartsRequest{})
 	})
 	if err != nil {
 		return nil, "", toAPIError(err)
 	}
-	return r.BodyParts, r.CatalogueVersion, nil
+	return r.BodyParts, Version(r.CatalogueVersion), nil
 }
 
 // Equipments returns the equipment names and the catalogue version.
-func (c *Client) Equipments(ctx context.Context, requestID string) ([]string, string, error) {
+func (c *Client) Equipments(ctx context.Context, requestID string) ([]string, Version, error) {
 	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListEquipmentsResponse, error) {
 		return c.rpc.ListEquipments(ctx, &catalogv1.ListEquipmentsRequest{})
 	})
 	if err != nil {
 		return nil, "", toAPIError(err)
 	}
-	return r.Equipments, r.CatalogueVersion, nil
+	return r.Equipments, Version(r.CatalogueVersion), nil
 }
 
 // MovementPatterns returns the movement pattern names and the catalogue
 // version.
-func (c *Client) MovementPatterns(ctx context.Context, requestID string) ([]string, string, error) {
+func (c *Client) MovementPatterns(ctx context.Context, requestID string) ([]string, Version, error) {
 	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListMovementPatternsResponse, error) {
 		return c.rpc.ListMovementPatterns(ctx, &catalogv1.ListMovementPatternsRequest{})
 	})
 	if err != nil {
 		return nil, "", toAPIError(err)
 	}
-	return r.MovementPatterns, r.CatalogueVersion, nil
+	return r.MovementPatterns, Version(r.CatalogueVersion), nil
 }
 
 // Muscles returns the muscle names and the catalogue version.
-func (c *Client) Muscles(ctx context.Context, requestID string) ([]string, string, error) {
+func (c *Client) Muscles(ctx context.Context, requestID string) ([]string, Version, error) {
 	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListMusclesResponse, error) {
 		return c.rpc.ListMuscles(ctx, &catalogv1.ListMusclesRequest{})
 	})
@@ -479,11 +485,11 @@ func (c *Client) Muscles(ctx context.Context, requestID string) ([]string, strin
 	for i, m := range r.Muscles {
 		names[i] = m.Name
 	}
-	return names, r.CatalogueVersion, nil
+	return names, Version(r.CatalogueVersion), nil
 }
 
 // ExerciseTypes returns the exercise types and the catalogue version.
-func (c *Client) ExerciseTypes(ctx context.Context, requestID string) ([]ExerciseType, string, error) {
+func (c *Client) ExerciseTypes(ctx context.Context, requestID string) ([]ExerciseType, Version, error) {
 	r, err := unary(ctx, c, requestID, func(ctx context.Context) (*catalogv1.ListExerciseTypesResponse, error) {
 		return c.rpc.ListExerciseTypes(ctx, &catalogv1.ListExerciseTypesRequest{})
 	})
@@ -494,7 +500,7 @@ func (c *Client) ExerciseTypes(ctx context.Context, requestID string) ([]Exercis
 	for i, t := range r.ExerciseTypes {
 		out[i] = ExerciseType{Name: t.Name, MediaKey: t.MediaKey, MediaDigest: t.MediaDigest}
 	}
-	return out, r.CatalogueVersion, nil
+	return out, Version(r.CatalogueVersion), nil
 }
 
 func fromJSON(x *catalogv1.ExerciseJSON) ExerciseJSON {

@@ -1,37 +1,44 @@
 package catalogclient
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
-// TestUnknownValueByReason: the pointer to the list of allowed values
-// follows the catalog's reason, never the wording of its description.
-func TestUnknownValueByReason(t *testing.T) {
+// TestRefusalsTyped: a refused value is reported by field and reason, in
+// the catalog's terms, whatever the words of the status.
+func TestRefusalsTyped(t *testing.T) {
+	bad, err := status.New(codes.InvalidArgument, "any words").WithDetails(&errdetails.BadRequest{
+		FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: "filter.body_parts", Description: `"chst" is reworded entirely`, Reason: "UNKNOWN_VALUE"},
+			{Field: "limit", Description: "is too big"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped, err := status.New(codes.OutOfRange, "other words").WithDetails(&errdetails.ErrorInfo{
+		Reason: reasonBeyondRecordCap, Metadata: map[string]string{"field": "after", "cursor": "qzwm42zn", "record_cap": "100"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		reason, description string
-		hint                bool
+		st   *status.Status
+		want error
 	}{
-		{reasonUnknownValue, `"chst" is not a known body part`, true},
-		{reasonUnknownValue, `"chst" is reworded entirely`, true},
-		{"", `"chst" is not a known body part`, false},
+		{bad, &ArgumentError{Violations: []Violation{
+			{Field: FieldBodyParts, Reason: ReasonUnknownValue, Description: `"chst" is reworded entirely`},
+			{Field: FieldLimit, Description: "is too big"},
+		}}},
+		{capped, &BeyondCapError{Field: FieldAfter, Cursor: "qzwm42zn", RecordCap: 100}},
 	} {
-		st, err := status.New(codes.InvalidArgument, "invalid argument").WithDetails(&errdetails.BadRequest{
-			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "filter.body_parts", Description: tc.description, Reason: tc.reason}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg := toAPIError(st.Err()).Error()
-		if got := strings.Contains(msg, "see GET /api/v1/bodyparts"); got != tc.hint {
-			t.Errorf("reason %q, %q: %q, want the hint %t", tc.reason, tc.description, msg, tc.hint)
-		}
-		if !strings.Contains(msg, "bodyParts: ") {
-			t.Errorf("%q does not name the parameter", msg)
+		if diff := cmp.Diff(tc.want, toAPIError(tc.st.Err())); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", tc.st.Code(), diff)
 		}
 	}
 }

@@ -132,12 +132,19 @@ func list(c *Client, req ListRequest) outcome {
 			o.Exercises = append(o.Exercises, p.JSON(i))
 		}
 	}
-	if err != nil {
-		var e *apierror.Error
-		if !errors.As(err, &e) {
-			return outcome{Err: fmt.Sprintf("not an *apierror.Error: %v", err)}
-		}
+	var (
+		e      *apierror.Error
+		bad    *ArgumentError
+		capped *BeyondCapError
+	)
+	switch {
+	case err == nil:
+	case errors.As(err, &bad), errors.As(err, &capped):
+		o.Err = err.Error()
+	case errors.As(err, &e):
 		o.Err = fmt.Sprintf("%d %s", e.Status, e.Message)
+	default:
+		o.Err = fmt.Sprintf("neither *apierror.Error nor a refused value: %v", err)
 	}
 	return o
 }

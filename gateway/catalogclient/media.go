@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/exercisedb/exercisedb/gateway/apierror"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
 )
 
@@ -19,16 +20,16 @@ type MediaFile struct {
 	ContentType string
 }
 
-// Media returns one media file of a media key at a digest (see the
-// catalog's GetMedia). Drawing a file takes far longer than a listing, so
-// the call has its own deadline, timeout, rather than the client's.
-func (c *Client) Media(ctx context.Context, requestID, key, digest, file string, timeout time.Duration) (MediaFile, error) {
+// Media returns the media file ref names (see the catalog's GetMedia).
+// Drawing a file takes far longer than a listing, so the call has its own
+// deadline, timeout, rather than the client's.
+func (c *Client) Media(ctx context.Context, requestID string, ref medialink.Ref, timeout time.Duration) (MediaFile, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if requestID != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, RequestIDHeader, requestID)
 	}
-	r, err := c.rpc.GetMedia(ctx, &catalogv1.GetMediaRequest{MediaKey: key, Digest: digest, File: file})
+	r, err := c.rpc.GetMedia(ctx, &catalogv1.GetMediaRequest{MediaKey: ref.Key, Digest: ref.Digest, File: ref.File})
 	c.outages.record(err)
 	switch status.Code(err) {
 	case codes.OK:

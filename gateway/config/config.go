@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 )
 
 // Config is the gateway's configuration.
@@ -185,13 +188,34 @@ type CatalogTLS struct {
 
 // RateLimit selects where limits are counted.
 type RateLimit struct {
-	Store        string `yaml:"store"` // memory | redis
-	RedisURL     string `yaml:"redis_url"`
-	RedisPrefix  string `yaml:"redis_prefix"`
-	OnStoreError string `yaml:"on_store_error"` // allow | deny
+	Store        StoreKind    `yaml:"store"`
+	RedisURL     string       `yaml:"redis_url"`
+	RedisPrefix  string       `yaml:"redis_prefix"`
+	OnStoreError limit.Policy `yaml:"on_store_error"`
 	// Replicas is how many gateways share the store: while it is down,
 	// with on_store_error allow, each one admits 1/Replicas of a plan.
 	Replicas int `yaml:"replicas"`
+}
+
+// StoreKind is where limits are counted: in each replica's memory or in
+// Redis, shared.
+type StoreKind string
+
+// The stores.
+const (
+	StoreMemory StoreKind = "memory"
+	StoreRedis  StoreKind = "redis"
+)
+
+// UnmarshalYAML decodes rate_limit.store; a bad value is reported with its
+// line, as the decoder reports its own errors.
+func (k *StoreKind) UnmarshalYAML(n *yaml.Node) error {
+	switch v := StoreKind(n.Value); v {
+	case StoreMemory, StoreRedis:
+		*k = v
+		return nil
+	}
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: rate_limit.store %q: want memory or redis", n.Line, n.Value)}}
 }
 
 // Product is one product variant sold through the gateway.
@@ -204,7 +228,7 @@ type Product struct {
 
 // Media says which media the product sells and where they are served.
 type Media struct {
-	Kind string `yaml:"kind"` // gif | video
+	Kind medialink.Kind `yaml:"kind"`
 	// ImageURL, a template with {mediaKey}, makes imageUrl point at media
 	// hosted elsewhere under the product's own names; include=media is
 	// then not offered. Empty: the gateway's media (or BaseURL's).
@@ -217,6 +241,9 @@ type Media struct {
 
 // Plan is a subscription plan of a product.
 type Plan struct {
+	// Operations are the operations the plan may call, as package plan
+	// names them (it holds their list, and refuses a name not in it), or
+	// "*" for every one.
 	Operations []string `yaml:"operations"`
 	Rate       *Rate    `yaml:"rate"`
 	Quota      *Quota   `yaml:"quota"`
@@ -235,8 +262,8 @@ type Rate struct {
 
 // Quota is requests per calendar day or month.
 type Quota struct {
-	Requests int    `yaml:"requests"`
-	Per      string `yaml:"per"` // day | month
+	Requests int          `yaml:"requests"`
+	Per      limit.Period `yaml:"per"`
 }
 
 // Log configures the logger.
@@ -387,7 +414,7 @@ func defaults() *Config {
 		AdminListen:  "127.0.0.1:9091",
 		Catalog:      Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second, Streams: 4, MaxInFlightPerKey: 4},
 		KeysFile:     "keys.yaml",
-		RateLimit:    RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
+		RateLimit:    RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: limit.Allow, Replicas: 2},
 		AuthFailures: Rate{Requests: 10, Per: time.Minute, Burst: 10},
 		FreeLimits: FreeLimits{
 			PerKey:     Rate{Requests: 5, Per: time.Second, Burst: 10},

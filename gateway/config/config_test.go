@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
@@ -55,15 +57,15 @@ func TestParseSpecExample(t *testing.T) {
 		Listen: "127.0.0.1:8080", AdminListen: "127.0.0.1:9091", DocsURL: "http://127.0.0.1:8080/docs",
 		Catalog:   Catalog{Target: "127.0.0.1:9090", Timeout: 2 * time.Second, Streams: 4, MaxInFlightPerKey: 4},
 		KeysFile:  "keys.yaml",
-		RateLimit: RateLimit{Store: "memory", RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: "allow", Replicas: 2},
+		RateLimit: RateLimit{Store: StoreMemory, RedisURL: "redis://127.0.0.1:6379/0", RedisPrefix: "gw:", OnStoreError: limit.Allow, Replicas: 2},
 		Products: []Product{{
 			Name: "exercisedb", Hosts: []string{"exercisedb.example.com"},
-			Media: Media{Kind: "gif", ImageURL: "https://media.example.com/gif/360p/{mediaKey}.gif"},
+			Media: Media{Kind: medialink.GIF, ImageURL: "https://media.example.com/gif/360p/{mediaKey}.gif"},
 			Plans: map[string]Plan{
 				"Basic": {
 					Operations: []string{"exercisesByBodyParts", "exerciseTypes", "bodyParts", "muscles", "liveness"},
 					Rate:       &Rate{Requests: 5, Per: time.Second, Burst: 5},
-					Quota:      &Quota{Requests: 1000, Per: "month"},
+					Quota:      &Quota{Requests: 1000, Per: limit.Month},
 					RecordCap:  100,
 				},
 				"Mega": {Operations: []string{"*"}},
@@ -85,6 +87,17 @@ func TestParseSpecExample(t *testing.T) {
 	}
 }
 
+// Bad values of the settings that parse themselves are all reported, each
+// with its line, as the decoder reports its own errors.
+func TestBadValuesTogether(t *testing.T) {
+	in := strings.NewReplacer("kind: gif", "kind: png", "per: month", "per: week").Replace(specExample)
+	_, err := Parse([]byte(in), noEnv)
+	want := "line 17: media.kind \"png\": want gif or video\n  line 23: quota.per \"week\": want day or month"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -98,12 +111,14 @@ func TestParseErrors(t *testing.T) {
 		{"duration without a unit", "timeout: 2s", "timeout: 2", `line 6: "2" is not a duration (such as 2s or 500ms)`},
 		{"number as text", "record_cap: 100", "record_cap: lots", `"lots" is not a whole number`},
 		{"list as a word", "hosts: [exercisedb.example.com]", "hosts: exercisedb.example.com", `line 15: "exercis..." is not a list`},
-		{"bad store", "store: memory", "store: etcd", `rate_limit.store "etcd": want memory or redis`},
-		{"bad failure mode", "on_store_error: allow", "on_store_error: maybe", `on_store_error "maybe"`},
-		{"bad media kind", "kind: gif", "kind: png", `products[0] (exercisedb): media.kind "png"`},
+		{"bad store", "store: memory", "store: etcd", `line 9: rate_limit.store "etcd": want memory or redis`},
+		{"bad failure mode", "on_store_error: allow", "on_store_error: maybe", `line 12: rate_limit.on_store_error "maybe": want allow or deny`},
+		{"bad media kind", "kind: gif", "kind: png", `line 17: media.kind "png": want gif or video`},
 		{"template without key", "{mediaKey}.gif", "x.gif", `must contain {mediaKey}`},
-		{"unknown operation", "[exercisesByBodyParts,", "[exercisesByBodypart,", `plans.Basic: operations: unknown operation "exercisesByBodypart"`},
-		{"bad quota period", "per: month", "per: week", `quota.per "week": want day or month`},
+		{"bad quota period", "per: month", "per: week", `line 23: quota.per "week": want day or month`},
+		{"no media kind", "      kind: gif                     # gif | video\n", "", `products[0] (exercisedb): media.kind: want gif or video`},
+		{"quota without period", "quota: {requests: 1000, per: month}", "quota: {requests: 1000}", `plans.Basic: quota.per: want day or month`},
+		{"bad media height", "record_cap: 100", "record_cap: 100\n        max_media_height: 480", `max_media_height 480: want 180, 360 or 720`},
 		{"zero rate", "requests: 5,", "requests: 0,", `rate: requests: want at least 1`},
 		{"negative cap", "record_cap: 100", "record_cap: -1", `record_cap: must not be negative`},
 		{"no hosts", "hosts: [exercisedb.example.com]", "hosts: []", `hosts: none`},

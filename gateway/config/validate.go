@@ -6,18 +6,13 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 	"github.com/exercisedb/exercisedb/pkg/admin"
+	"github.com/exercisedb/exercisedb/pkg/english"
 )
-
-// Operations the gateway serves, as plans name them.
-var Operations = []string{
-	"exercisesByBodyParts", "exercises", "exercise", "exerciseVariations", "exerciseAlternatives", "exerciseTypes", "bodyParts", "muscles", "equipments", "movementPatterns", "liveness", "usage", "changelog",
-}
-
-// AllOperations in a plan's list grants every operation.
-const AllOperations = "*"
 
 func (c *Config) validate() error {
 	var errs []error
@@ -56,22 +51,15 @@ func (c *Config) validate() error {
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown_timeout: want a positive duration such as 10s")
 	}
-	switch c.RateLimit.Store {
-	case "memory":
-	case "redis":
+	if c.RateLimit.Store == StoreRedis {
 		if u, err := url.Parse(c.RateLimit.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
 			bad("rate_limit.redis_url: want redis://host:port/db or rediss://...")
 		} else if q := u.Query(); q.Has("password") || q.Has("username") {
 			bad("rate_limit.redis_url: put the user and password in the URL's user information (redis://user:password@host:port/db, or redis://:password@... without a user), not in parameters")
 		}
-	default:
-		bad("rate_limit.store %q: want memory or redis", c.RateLimit.Store)
 	}
 	if c.RateLimit.Replicas < 1 {
 		bad("rate_limit.replicas: want at least 1")
-	}
-	if c.RateLimit.OnStoreError != "allow" && c.RateLimit.OnStoreError != "deny" {
-		bad("rate_limit.on_store_error %q: want allow or deny", c.RateLimit.OnStoreError)
 	}
 	if err := c.AuthFailures.validate(); err != nil {
 		bad("auth_failures: %v", err)
@@ -147,8 +135,8 @@ func (c *Config) validate() error {
 			}
 			hosts[h] = p.Name
 		}
-		if p.Media.Kind != "gif" && p.Media.Kind != "video" {
-			bad("%s: media.kind %q: want gif or video", where, p.Media.Kind)
+		if p.Media.Kind == "" {
+			bad("%s: media.kind: want gif or video", where)
 		}
 		if p.Media.ImageURL != "" && !strings.Contains(p.Media.ImageURL, "{mediaKey}") {
 			bad("%s: media.image_url %q: must contain {mediaKey}", where, p.Media.ImageURL)
@@ -173,11 +161,6 @@ func (p Plan) validate() error {
 	if len(p.Operations) == 0 {
 		errs = append(errs, errors.New("operations: none (use [\"*\"] for every operation)"))
 	}
-	for _, op := range p.Operations {
-		if op != AllOperations && !slices.Contains(Operations, op) {
-			errs = append(errs, fmt.Errorf("operations: unknown operation %q (known: %s)", op, strings.Join(Operations, ", ")))
-		}
-	}
 	if p.Rate != nil {
 		if err := p.Rate.validate(); err != nil {
 			errs = append(errs, fmt.Errorf("rate: %w", err))
@@ -187,17 +170,19 @@ func (p Plan) validate() error {
 		if p.Quota.Requests < 1 {
 			errs = append(errs, errors.New("quota.requests: want at least 1"))
 		}
-		if p.Quota.Per != "day" && p.Quota.Per != "month" {
-			errs = append(errs, fmt.Errorf("quota.per %q: want day or month", p.Quota.Per))
+		if p.Quota.Per == 0 {
+			errs = append(errs, errors.New("quota.per: want day or month"))
 		}
 	}
 	if p.RecordCap < 0 {
 		errs = append(errs, errors.New("record_cap: must not be negative"))
 	}
-	switch p.MaxMediaHeight {
-	case 0, 180, 360, 720:
-	default:
-		errs = append(errs, fmt.Errorf("max_media_height %d: want 180, 360 or 720", p.MaxMediaHeight))
+	if h := p.MaxMediaHeight; h != 0 && !slices.Contains(medialink.Heights, h) {
+		heights := make([]string, len(medialink.Heights))
+		for i, h := range medialink.Heights {
+			heights[i] = strconv.Itoa(h)
+		}
+		errs = append(errs, fmt.Errorf("max_media_height %d: want %s", h, english.List(heights, "or")))
 	}
 	return errors.Join(errs...)
 }

@@ -43,5 +43,5 @@ func (a *api) changelog(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	a.respond(c, version, changelogBody{Success: true, Data: changelogJSON{CatalogueVersion: version, Versions: versions}})
+	a.respond(c, version, changelogBody{Success: true, Data: changelogJSON{CatalogueVersion: string(version), Versions: versions}})
 }

@@ -22,7 +22,7 @@ import (
 // fail answers with the error envelope and stops the chain. It is the one
 // writer of error responses: 404, 405, panics and timeouts all come here.
 func (a *api) fail(c *gin.Context, err error) {
-	e := apierror.From(err)
+	e := apierror.From(publicError(err))
 	if e.Err != nil {
 		level := slog.LevelWarn
 		switch {

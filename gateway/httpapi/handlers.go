@@ -187,7 +187,7 @@ func (a *api) exerciseTypes(c *gin.Context) {
 }
 
 // names serves a reference list of names.
-func (a *api) names(list func(context.Context, string) ([]string, string, error)) gin.HandlerFunc {
+func (a *api) names(list func(context.Context, string) ([]string, catalogclient.Version, error)) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if err := noQuery(c.Request.URL.RawQuery); err != nil {
 			a.fail(c, err)
@@ -240,15 +240,15 @@ func cursor(id string) *string {
 // catalogue version and the body, offers it to the response cache, and
 // sends it. A body the cache does not keep goes back to the pool it was
 // rendered in.
-func (a *api) respond(c *gin.Context, version string, v any) {
+func (a *api) respond(c *gin.Context, version catalogclient.Version, v any) {
 	body, err := encode(v)
 	if err != nil {
 		a.fail(c, apierror.Internal(err))
 		return
 	}
-	e := respcache.NewEntry(`"`+version+"-"+strconv.FormatUint(xxhash.Sum64(body), 36)+`"`, body)
+	e := respcache.NewEntry(`"`+string(version)+"-"+strconv.FormatUint(xxhash.Sum64(body), 36)+`"`, body)
 	key := stateOf(c).cacheKey
-	kept := key != "" && a.Cache.Put(key, version, e)
+	kept := key != "" && a.Cache.Put(key, string(version), e)
 	a.send(c, e, key)
 	if !kept {
 		recycle(body) // written (or compressed) by now; nothing else holds it

@@ -28,7 +28,7 @@ import (
 // fakeCatalog answers every call with what the test set, and records
 // the calls it was made, in order.
 type fakeCatalog struct {
-	version string
+	version catalogclient.Version
 	page    *catalogclient.Page
 	record  catalogclient.ExerciseJSON
 	names   []string
@@ -62,43 +62,43 @@ func (f *fakeCatalog) List(_ context.Context, _ string, req catalogclient.ListRe
 	return f.page, nil
 }
 
-func (f *fakeCatalog) Exercise(_ context.Context, _, id string) (catalogclient.ExerciseJSON, string, error) {
+func (f *fakeCatalog) Exercise(_ context.Context, _, id string) (catalogclient.ExerciseJSON, catalogclient.Version, error) {
 	f.call("Exercise " + id)
 	return f.record, f.version, f.err
 }
 
-func (f *fakeCatalog) ExerciseTypes(context.Context, string) ([]catalogclient.ExerciseType, string, error) {
+func (f *fakeCatalog) ExerciseTypes(context.Context, string) ([]catalogclient.ExerciseType, catalogclient.Version, error) {
 	f.call("ExerciseTypes")
 	return nil, f.version, f.err
 }
 
-func (f *fakeCatalog) list(name string) ([]string, string, error) {
+func (f *fakeCatalog) list(name string) ([]string, catalogclient.Version, error) {
 	f.call(name)
 	return f.names, f.version, f.err
 }
 
-func (f *fakeCatalog) BodyParts(context.Context, string) ([]string, string, error) {
+func (f *fakeCatalog) BodyParts(context.Context, string) ([]string, catalogclient.Version, error) {
 	return f.list("BodyParts")
 }
 
-func (f *fakeCatalog) Muscles(context.Context, string) ([]string, string, error) {
+func (f *fakeCatalog) Muscles(context.Context, string) ([]string, catalogclient.Version, error) {
 	return f.list("Muscles")
 }
 
-func (f *fakeCatalog) Equipments(context.Context, string) ([]string, string, error) {
+func (f *fakeCatalog) Equipments(context.Context, string) ([]string, catalogclient.Version, error) {
 	return f.list("Equipments")
 }
 
-func (f *fakeCatalog) MovementPatterns(context.Context, string) ([]string, string, error) {
+func (f *fakeCatalog) MovementPatterns(context.Context, string) ([]string, catalogclient.Version, error) {
 	return f.list("MovementPatterns")
 }
 
-func (f *fakeCatalog) Changelog(context.Context, string, string) ([]catalogclient.CatalogueChanges, string, error) {
+func (f *fakeCatalog) Changelog(context.Context, string, string) ([]catalogclient.CatalogueChanges, catalogclient.Version, error) {
 	f.call("Changelog")
 	return nil, f.version, f.err
 }
 
-func (f *fakeCatalog) Media(context.Context, string, string, string, string, time.Duration) (catalogclient.MediaFile, error) {
+func (f *fakeCatalog) Media(context.Context, string, medialink.Ref, time.Duration) (catalogclient.MediaFile, error) {
 	f.call("Media")
 	return catalogclient.MediaFile{}, f.err
 }

@@ -56,7 +56,7 @@ func (a *api) image(p *plan.Product, key, digest string) exercisejson.Image {
 	if digest == "" { // a catalog that draws no media
 		return exercisejson.Image{}
 	}
-	prefix, suffix := a.Media.Signer.Parts(p.MediaBase, key, digest, p.MediaKind.File(plan.DefaultMaxMediaHeight))
+	prefix, suffix := a.Media.Signer.Parts(p.MediaBase, medialink.Ref{Key: key, Digest: digest, File: p.MediaKind.File(plan.DefaultMaxMediaHeight)})
 	return exercisejson.Image{Prefix: prefix, Key: key, Suffix: suffix}
 }
 
@@ -68,7 +68,7 @@ func (a *api) appendMedia(b []byte, p *plan.Product, pl *plan.Plan, key, digest 
 		return b
 	}
 	url := func(b []byte, file string) []byte {
-		return exercisejson.AppendString(b, a.Media.Signer.URL(p.MediaBase, key, digest, file))
+		return exercisejson.AppendString(b, a.Media.Signer.URL(p.MediaBase, medialink.Ref{Key: key, Digest: digest, File: file}))
 	}
 	b = append(b, `,"media":{"muscleMap":`...)
 	b = url(b, medialink.MuscleMapFile)
@@ -157,19 +157,19 @@ func (a *api) mediaFile(c *gin.Context, signed string) (*MediaFile, error) {
 	if !ok {
 		return nil, errForgedMedia
 	}
-	key, digest, file, ok := medialink.Split(p)
+	ref, ok := medialink.Split(p)
 	if !ok {
 		return nil, errForgedMedia
 	}
 	v, err, _ := a.mediaFlight.Do(signed, func() (any, error) {
 		// Detached from this request: others wait for the same file.
-		mf, err := a.Catalog.Media(context.WithoutCancel(c.Request.Context()), requestIDOf(c), key, digest, file, a.Media.Timeout)
+		mf, err := a.Catalog.Media(context.WithoutCancel(c.Request.Context()), requestIDOf(c), ref, a.Media.Timeout)
 		if err != nil {
 			return nil, err
 		}
 		sum := sha256.Sum256(mf.Content)
 		f := &MediaFile{Body: mf.Content, ContentType: mf.ContentType, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`,
-			svg: strings.HasSuffix(file, ".svg"), length: []string{strconv.Itoa(len(mf.Content))}}
+			svg: strings.HasSuffix(ref.File, ".svg"), length: []string{strconv.Itoa(len(mf.Content))}}
 		a.Media.Cache.Add(signed, f, len(f.Body)+len(signed)+len(f.ETag)+64)
 		return f, nil
 	})

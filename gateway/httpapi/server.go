@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
@@ -25,14 +26,14 @@ import (
 // answers it. Each call returns the catalogue version it answered from.
 type Catalog interface {
 	List(ctx context.Context, requestID string, req catalogclient.ListRequest) (*catalogclient.Page, error)
-	Exercise(ctx context.Context, requestID, id string) (catalogclient.ExerciseJSON, string, error)
-	ExerciseTypes(ctx context.Context, requestID string) ([]catalogclient.ExerciseType, string, error)
-	BodyParts(ctx context.Context, requestID string) ([]string, string, error)
-	Muscles(ctx context.Context, requestID string) ([]string, string, error)
-	Equipments(ctx context.Context, requestID string) ([]string, string, error)
-	MovementPatterns(ctx context.Context, requestID string) ([]string, string, error)
-	Changelog(ctx context.Context, requestID, since string) ([]catalogclient.CatalogueChanges, string, error)
-	Media(ctx context.Context, requestID, key, digest, file string, timeout time.Duration) (catalogclient.MediaFile, error)
+	Exercise(ctx context.Context, requestID, id string) (catalogclient.ExerciseJSON, catalogclient.Version, error)
+	ExerciseTypes(ctx context.Context, requestID string) ([]catalogclient.ExerciseType, catalogclient.Version, error)
+	BodyParts(ctx context.Context, requestID string) ([]string, catalogclient.Version, error)
+	Muscles(ctx context.Context, requestID string) ([]string, catalogclient.Version, error)
+	Equipments(ctx context.Context, requestID string) ([]string, catalogclient.Version, error)
+	MovementPatterns(ctx context.Context, requestID string) ([]string, catalogclient.Version, error)
+	Changelog(ctx context.Context, requestID, since string) ([]catalogclient.CatalogueChanges, catalogclient.Version, error)
+	Media(ctx context.Context, requestID string, ref medialink.Ref, timeout time.Duration) (catalogclient.MediaFile, error)
 }
 
 // Meter counts the requests made with each key and answers their totals;

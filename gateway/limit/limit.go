@@ -48,6 +48,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Rate is a plan's rate limit: Requests per Per, with bursts of up to Burst.
@@ -180,6 +182,17 @@ func (p *Period) UnmarshalText(b []byte) error {
 	v, err := ParsePeriod(string(b))
 	if err != nil {
 		return err
+	}
+	*p = v
+	return nil
+}
+
+// UnmarshalYAML decodes quota.per of the gateway's configuration; a bad
+// value is reported with its line, as the decoder reports its own errors.
+func (p *Period) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParsePeriod(n.Value)
+	if err != nil {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: quota.per %q: want day or month", n.Line, n.Value)}}
 	}
 	*p = v
 	return nil

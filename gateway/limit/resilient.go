@@ -11,6 +11,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/sony/gobreaker/v2"
+	"go.yaml.in/yaml/v3"
 )
 
 // Policy is what a Resilient does while its store is unavailable.
@@ -36,6 +37,26 @@ func ParsePolicy(s string) (Policy, error) {
 		return Deny, nil
 	}
 	return 0, fmt.Errorf("limit: store error policy %q: want allow or deny", s)
+}
+
+// UnmarshalYAML decodes rate_limit.on_store_error of the gateway's
+// configuration; a bad value is reported with its line, as the decoder
+// reports its own errors.
+func (p *Policy) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParsePolicy(n.Value)
+	if err != nil {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: rate_limit.on_store_error %q: want allow or deny", n.Line, n.Value)}}
+	}
+	*p = v
+	return nil
+}
+
+// MarshalText encodes p as String does, as the configuration spells it.
+func (p Policy) MarshalText() ([]byte, error) {
+	if p != Allow && p != Deny {
+		return nil, fmt.Errorf("limit: invalid store error policy %d", int(p))
+	}
+	return []byte(p.String()), nil
 }
 
 // String returns "allow" or "deny".

@@ -13,10 +13,13 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"hash"
 	"strconv"
 	"strings"
 	"sync"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Heights are the heights at which demonstrations exist, smallest first.
@@ -36,6 +39,18 @@ const (
 	GIF   Kind = "gif"
 	Video Kind = "video"
 )
+
+// UnmarshalYAML decodes a product's media.kind in the gateway's
+// configuration; a value other than gif or video is reported with its
+// line, as the decoder reports its own errors.
+func (k *Kind) UnmarshalYAML(n *yaml.Node) error {
+	switch v := Kind(n.Value); v {
+	case GIF, Video:
+		*k = v
+		return nil
+	}
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: media.kind %q: want gif or video", n.Line, n.Value)}}
+}
 
 // File returns the name of the kind's demonstration at height h.
 func (k Kind) File(h int) string {
@@ -69,7 +84,10 @@ type Signer struct {
 	made map[partsKey]urlParts
 }
 
-type partsKey struct{ base, key, digest, file string }
+type partsKey struct {
+	base string
+	ref  Ref
+}
 
 type urlParts struct{ prefix, suffix string }
 
@@ -97,31 +115,28 @@ func (s *Signer) sign(path string) string {
 	return base64.RawURLEncoding.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
-// Path returns the path of a file: "<key>/<digest>/<file>".
-func Path(key, digest, file string) string { return key + "/" + digest + "/" + file }
-
-// URL returns the URL of a file under base, or signed under the
-// gateway's own /media when base is "".
-func (s *Signer) URL(base, key, digest, file string) string {
-	prefix, suffix := s.Parts(base, key, digest, file)
-	return prefix + key + suffix
+// URL returns the URL of the file ref names under base, or signed under
+// the gateway's own /media when base is "".
+func (s *Signer) URL(base string, ref Ref) string {
+	prefix, suffix := s.Parts(base, ref)
+	return prefix + ref.Key + suffix
 }
 
-// Parts returns what surrounds key in URL(base, key, digest, file), for
-// writers that append the URL without building it.
-func (s *Signer) Parts(base, key, digest, file string) (prefix, suffix string) {
-	k := partsKey{base, key, digest, file}
+// Parts returns what surrounds ref.Key in URL(base, ref), for writers that
+// append the URL without building it.
+func (s *Signer) Parts(base string, ref Ref) (prefix, suffix string) {
+	k := partsKey{base, ref}
 	s.mu.RLock()
 	p, ok := s.made[k]
 	s.mu.RUnlock()
 	if ok {
 		return p.prefix, p.suffix
 	}
-	suffix = "/" + digest + "/" + file
+	suffix = "/" + ref.Digest + "/" + ref.File
 	if base != "" {
 		prefix = strings.TrimSuffix(base, "/") + "/"
 	} else {
-		prefix = s.root + s.sign(key+suffix) + "/"
+		prefix = s.root + s.sign(ref.Path()) + "/"
 	}
 	s.mu.Lock()
 	if len(s.made) >= maxMade || s.made == nil {
@@ -144,15 +159,24 @@ func (s *Signer) Check(signedPath string) (path string, ok bool) {
 	return path, hmac.Equal([]byte(sig), []byte(want))
 }
 
-// Split reads a file's path into its media key, digest and file name.
-func Split(path string) (key, digest, file string, ok bool) {
+// Ref names one media file as the catalog draws it: a media key, the
+// digest of the media's content, and a file name.
+type Ref struct {
+	Key, Digest, File string
+}
+
+// Path returns the path of the file: "<key>/<digest>/<file>".
+func (r Ref) Path() string { return r.Key + "/" + r.Digest + "/" + r.File }
+
+// Split reads a file's path (Ref.Path) into its Ref.
+func Split(path string) (Ref, bool) {
 	i := strings.LastIndexByte(path, '/')
 	if i <= 0 {
-		return "", "", "", false
+		return Ref{}, false
 	}
 	j := strings.LastIndexByte(path[:i], '/')
 	if j <= 0 || j+1 == i || i+1 == len(path) {
-		return "", "", "", false
+		return Ref{}, false
 	}
-	return path[:j], path[j+1 : i], path[i+1:], true
+	return Ref{Key: path[:j], Digest: path[j+1 : i], File: path[i+1:]}, true
 }

@@ -7,7 +7,7 @@ import (
 
 func TestSignedURLsCheckAndEditsFail(t *testing.T) {
 	s := NewSigner([]byte("0123456789abcdef"), "http://127.0.0.1:8080/")
-	u := s.URL("", "exercises/humnn3ws", "0a1b2c3d4e5f6a7b", GIF.File(360))
+	u := s.URL("", Ref{"exercises/humnn3ws", "0a1b2c3d4e5f6a7b", GIF.File(360)})
 	signed, ok := strings.CutPrefix(u, "http://127.0.0.1:8080/media/")
 	if !ok {
 		t.Fatalf("URL %q is not under the gateway's /media/", u)
@@ -27,7 +27,7 @@ func TestSignedURLsCheckAndEditsFail(t *testing.T) {
 		"signature short":    sig[:sigLen-1] + "/" + path,
 		"empty":              "",
 		"no path":            sig,
-		"other secret's sig": strings.TrimPrefix(NewSigner([]byte("another secret!!"), "http://x").URL("", "exercises/humnn3ws", "0a1b2c3d4e5f6a7b", "360.gif"), "http://x/media/"),
+		"other secret's sig": strings.TrimPrefix(NewSigner([]byte("another secret!!"), "http://x").URL("", Ref{"exercises/humnn3ws", "0a1b2c3d4e5f6a7b", "360.gif"}), "http://x/media/"),
 	}
 	for name, p := range edits {
 		if _, ok := s.Check(p); ok {
@@ -38,7 +38,7 @@ func TestSignedURLsCheckAndEditsFail(t *testing.T) {
 
 func TestBaseURLsAreUnsigned(t *testing.T) {
 	s := NewSigner([]byte("0123456789abcdef"), "http://127.0.0.1:8080")
-	got := s.URL("https://cdn.example.com/exercisedb/", "types/strength", "ab", Video.File(180))
+	got := s.URL("https://cdn.example.com/exercisedb/", Ref{"types/strength", "ab", Video.File(180)})
 	if want := "https://cdn.example.com/exercisedb/types/strength/ab/180.mp4"; got != want {
 		t.Errorf("URL = %q, want %q", got, want)
 	}
@@ -59,9 +59,9 @@ func TestSplit(t *testing.T) {
 		{"/d/f", "", "", "", false},
 	}
 	for _, tt := range tests {
-		key, digest, file, ok := Split(tt.path)
-		if key != tt.key || digest != tt.digest || file != tt.file || ok != tt.ok {
-			t.Errorf("Split(%q) = %q, %q, %q, %v; want %q, %q, %q, %v", tt.path, key, digest, file, ok, tt.key, tt.digest, tt.file, tt.ok)
+		ref, ok := Split(tt.path)
+		if want := (Ref{Key: tt.key, Digest: tt.digest, File: tt.file}); ref != want || ok != tt.ok {
+			t.Errorf("Split(%q) = %+v, %v; want %+v, %v", tt.path, ref, ok, want, tt.ok)
 		}
 	}
 }
@@ -71,6 +71,6 @@ func TestSplit(t *testing.T) {
 func BenchmarkParts(b *testing.B) {
 	s := NewSigner([]byte("0123456789abcdef0123"), "http://127.0.0.1:8080")
 	for b.Loop() {
-		s.Parts("", "exercises/humnn3ws", "dfddc405f51c37fa", "360.gif")
+		s.Parts("", Ref{"exercises/humnn3ws", "dfddc405f51c37fa", "360.gif"})
 	}
 }

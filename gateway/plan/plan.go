@@ -5,8 +5,10 @@ package plan
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
@@ -38,6 +40,27 @@ const (
 	// client keep the records it cached instead of fetching them again.
 	Changelog Operation = "changelog"
 )
+
+// operations are every operation, in the order messages list them.
+var operations = []Operation{
+	ExercisesByBodyParts, Exercises, Exercise, ExerciseVariations, ExerciseAlternatives, ExerciseTypes,
+	BodyParts, Muscles, Equipments, MovementPatterns, Liveness, Usage, Changelog,
+}
+
+// AllOperations, in a plan's list of operations, grants every operation.
+const AllOperations = "*"
+
+// ParseOperation returns the operation a plan's list names.
+func ParseOperation(s string) (Operation, error) {
+	if op := Operation(s); slices.Contains(operations, op) {
+		return op, nil
+	}
+	names := make([]string, len(operations))
+	for i, op := range operations {
+		names[i] = string(op)
+	}
+	return "", fmt.Errorf("unknown operation %q (known: %s)", s, strings.Join(names, ", "))
+}
 
 // Free reports whether op is allowed on every plan, whatever its list of
 // operations, and counted against no rate limit or quota.
@@ -111,7 +134,7 @@ func NewTable(products []config.Product) (*Table, error) {
 	t := &Table{byHost: map[string]*Product{}, byName: map[string]*Product{}}
 	for _, cp := range products {
 		prefix, suffix, _ := strings.Cut(cp.Media.ImageURL, "{mediaKey}")
-		p := &Product{Name: cp.Name, MediaKind: medialink.Kind(cp.Media.Kind), MediaBase: cp.Media.BaseURL,
+		p := &Product{Name: cp.Name, MediaKind: cp.Media.Kind, MediaBase: cp.Media.BaseURL,
 			imagePrefix: prefix, imageSuffix: suffix, templated: cp.Media.ImageURL != "", plans: map[string]*Plan{}}
 		for name, cpl := range cp.Plans {
 			pl, err := newPlan(name, cpl)
@@ -131,21 +154,26 @@ func NewTable(products []config.Product) (*Table, error) {
 func newPlan(name string, c config.Plan) (*Plan, error) {
 	p := &Plan{Name: name, operations: map[Operation]bool{}, RecordCap: c.RecordCap,
 		MaxMediaHeight: cmp.Or(c.MaxMediaHeight, DefaultMaxMediaHeight)}
-	for _, op := range c.Operations {
-		if op == config.AllOperations {
+	var errs []error
+	for _, name := range c.Operations {
+		if name == AllOperations {
 			p.all = true
+			continue
 		}
-		p.operations[Operation(op)] = true
+		op, err := ParseOperation(name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("operations: %w", err))
+		}
+		p.operations[op] = true
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	if c.Rate != nil {
 		p.Rate = &limit.Rate{Requests: c.Rate.Requests, Per: c.Rate.Per, Burst: c.Rate.Burst}
 	}
 	if c.Quota != nil {
-		period, err := limit.ParsePeriod(c.Quota.Per)
-		if err != nil {
-			return nil, err
-		}
-		p.Quota = &limit.Quota{Requests: c.Quota.Requests, Period: period}
+		p.Quota = &limit.Quota{Requests: c.Quota.Requests, Period: c.Quota.Per}
 	}
 	return p, nil
 }

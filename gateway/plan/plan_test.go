@@ -13,7 +13,7 @@ func TestTable(t *testing.T) {
 		Name: "exercisedb", Hosts: []string{"API.Example.com"},
 		Media: config.Media{Kind: "video", ImageURL: "https://m.example/v/{mediaKey}.mp4?q=1"},
 		Plans: map[string]config.Plan{
-			"Basic": {Operations: []string{"bodyParts"}, Rate: &config.Rate{Requests: 5, Per: time.Second}, Quota: &config.Quota{Requests: 9, Per: "day"}, RecordCap: 7},
+			"Basic": {Operations: []string{"bodyParts"}, Rate: &config.Rate{Requests: 5, Per: time.Second}, Quota: &config.Quota{Requests: 9, Per: limit.Day}, RecordCap: 7},
 			"Mega":  {Operations: []string{"*"}},
 		},
 	}})
@@ -90,5 +90,18 @@ func TestChangelogIsOnEveryPlanAndCounted(t *testing.T) {
 	}
 	if !Usage.OnEveryPlan() || !Usage.Free() || Exercises.OnEveryPlan() {
 		t.Error("usage must be on every plan and free, exercises on neither")
+	}
+}
+
+// A plan's list names operations as this package does; a name it does not
+// know is refused with the known ones.
+func TestUnknownOperation(t *testing.T) {
+	_, err := NewTable([]config.Product{{
+		Name: "exercisedb", Hosts: []string{"a.example"}, Media: config.Media{Kind: "gif"},
+		Plans: map[string]config.Plan{"Basic": {Operations: []string{"bodyParts", "exercisesByBodypart"}}},
+	}})
+	want := `product exercisedb: plan Basic: operations: unknown operation "exercisesByBodypart" (known: exercisesByBodyParts, exercises, exercise, exerciseVariations, exerciseAlternatives, exerciseTypes, bodyParts, muscles, equipments, movementPatterns, liveness, usage, changelog)`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
 	}
 }

@@ -21,16 +21,19 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 var requestIDPattern = regexp.MustCompile(`^req_[a-z2-7]{16}$`)
 
-// TestAPI checks every endpoint and error path against a golden file
-// holding the status, the headers and the exact JSON.
-func TestAPI(t *testing.T) {
+// apiCase is a request whose response a golden file holds.
+type apiCase struct {
+	name   string
+	before []request // sent first, responses ignored
+	req    request
+	opts   options
+}
+
+// apiCases are every endpoint and error path, each with its golden file
+// testdata/golden/<name>.txt.
+func apiCases(t *testing.T) []apiCase {
 	chest3 := "/api/v1/exercises/bodyparts?bodyParts=chest&limit=3"
-	tests := []struct {
-		name   string
-		before []request // sent first, responses ignored
-		req    request
-		opts   options
-	}{
+	return []apiCase{
 		// Success shapes.
 		{name: "bodyparts-first-page", req: request{path: chest3, keyID: "key_pro"}},
 		{name: "bodyparts-next-page", req: request{path: chest3 + "&after=humnn3ws", keyID: "key_pro"}},
@@ -167,7 +170,12 @@ func TestAPI(t *testing.T) {
 		{name: "error-docs", req: request{path: "/docs/errors/code/TOO_MANY_REQUESTS", host: "-"}},
 		{name: "error-docs-unknown", req: request{path: "/docs/errors/code/NOPE", host: "-"}},
 	}
-	for _, tt := range tests {
+}
+
+// TestAPI checks every endpoint and error path against a golden file
+// holding the status, the headers and the exact JSON.
+func TestAPI(t *testing.T) {
+	for _, tt := range apiCases(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := start(t, tt.opts)
 			for _, r := range tt.before {

@@ -80,6 +80,8 @@ type options struct {
 	// media makes the products serve the gateway's own media
 	// (testdata/gateway-media.yaml) instead of image_url templates.
 	media bool
+	// reword gives every catalog error other words (see rewording).
+	reword bool
 }
 
 // start runs the catalog (testdata/catalogue.json) over bufconn and the
@@ -115,6 +117,9 @@ func start(t testing.TB, opts options) *system {
 		streams = 0 // as cmd/gateway does: one RPC, so one span, per call
 		serverOpts = append(serverOpts, grpc.StatsHandler(otelgrpc.NewServerHandler()))
 		clientOpts = append(clientOpts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	}
+	if opts.reword {
+		serverOpts = append(serverOpts, rewording()...)
 	}
 	srv, health := grpcapi.NewServer(svc, logging.NewLines(log, nil, ""), s.catReg, serverOpts...)
 	grpcapi.SetServing(health, true)

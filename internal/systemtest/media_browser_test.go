@@ -31,7 +31,7 @@ func TestMediaInBrowser(t *testing.T) {
 	var imgs, videos []string
 	for _, x := range records {
 		imgs = append(imgs, own(x.ImageURL), own(x.Media.Poster), own(x.Media.MuscleMap))
-		videos = append(videos, signer.URL("", "exercises/"+x.ID, digestOf(t, x.ImageURL), "360.mp4"))
+		videos = append(videos, signer.URL("", medialink.Ref{Key: "exercises/" + x.ID, Digest: digestOf(t, x.ImageURL), File: "360.mp4"}))
 	}
 	resp, body := s.do(t, request{path: "/api/v1/exercisetypes", keyID: "key_mega"})
 	var types struct{ Data []struct{ ImageURL string } }

@@ -212,7 +212,7 @@ func TestMediaForgedURLsRefused(t *testing.T) {
 			t.Errorf("%s: GET %s: %d %s", name, p, resp.StatusCode, body)
 		}
 	}
-	stale := medialink.NewSigner([]byte(testMediaSecret), "http://media.test").URL("", "exercises/"+x.ID, "0000000000000000", "360.gif")
+	stale := medialink.NewSigner([]byte(testMediaSecret), "http://media.test").URL("", medialink.Ref{Key: "exercises/" + x.ID, Digest: "0000000000000000", File: "360.gif"})
 	resp, body := s.do(t, request{path: mediaPath(t, stale), host: "-"})
 	if resp.StatusCode != http.StatusNotFound || !bytes.Contains(body, []byte(`"NOT_FOUND"`)) {
 		t.Errorf("a digest the catalogue does not hold: %d %s", resp.StatusCode, body)
@@ -232,7 +232,7 @@ func TestMediaVideo(t *testing.T) {
 	s := start(t, options{media: true})
 	x := list(t, s, request{path: "/api/v1/exercises?limit=1&include=media", keyID: "key_mega"})[0]
 	// The video product points at a CDN; its files are also the gateway's.
-	url := medialink.NewSigner([]byte(testMediaSecret), "http://media.test").URL("", "exercises/"+x.ID, digestOf(t, x.ImageURL), "360.mp4")
+	url := medialink.NewSigner([]byte(testMediaSecret), "http://media.test").URL("", medialink.Ref{Key: "exercises/" + x.ID, Digest: digestOf(t, x.ImageURL), File: "360.mp4"})
 	resp, body := s.do(t, request{path: mediaPath(t, url), host: "-"})
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "video/mp4" {
 		t.Fatalf("GET the MP4: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
