@@ -87,6 +87,8 @@ type Catalogue struct {
 	equipmentSets map[string]*roaring.Bitmap
 
 	searchIdx *search.Index
+	// facetValues counts each facet's values.
+	facetValues map[Facet]*valueSets
 
 	// json holds each record's public JSON by position, encoded on first
 	// use (see JSON).
@@ -165,6 +167,10 @@ func New(f *File, opts ...Option) (*Catalogue, error) {
 		}
 	}
 	c.searchIdx.Finish()
+	c.facetValues = make(map[Facet]*valueSets, len(facetFields))
+	for facet, field := range facetFields {
+		c.facetValues[facet] = newValueSets(c.postings[field], len(c.exercises))
+	}
 	c.standards.RunOptimize()
 	for _, m := range []map[string]*roaring.Bitmap{c.trigrams, c.families, c.patterns, c.equipmentSets} {
 		for _, b := range m {
