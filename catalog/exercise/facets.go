@@ -171,11 +171,12 @@ func newValueSets(values map[string]*roaring.Bitmap, n int) *valueSets {
 }
 
 // Costs, in the same rough unit, of the two ways to count (see
-// valueSets): reading a record of the set, and intersecting a value with
-// a record of an array container, a bitmap container and a run of the
-// set.
+// valueSets): reading a record of the set (its set id, and a count of
+// that id), and intersecting a value with a record of an array
+// container of the set, with a bitmap container (1,024 words), and with
+// a run.
 const (
-	readCost                                   = 4
+	readCost                                   = 2
 	arrayValueCost, bitmapCost, runCost uint64 = 1, 256, 2
 )
 
