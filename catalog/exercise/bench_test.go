@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/exercisedb/exercisedb/catalog/search"
 )
 
 // synthFile returns n synthetic records. Their lists are drawn from a few
@@ -224,15 +226,15 @@ func BenchmarkSearchIndex(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		idx := newSearchIndex(f.Vocabularies.Muscles)
+		idx := search.NewIndex(bodyPartOf(f.Vocabularies.Muscles))
 		for i := range f.Exercises {
-			idx.add(uint32(i), &f.Exercises[i])
+			idx.Add(uint32(i), searchRecord(&f.Exercises[i]))
 		}
-		idx.finish()
+		idx.Finish()
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		runtime.KeepAlive(idx)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB")
-		b.ReportMetric(float64(len(idx.name)+len(idx.field)), "terms")
+		b.ReportMetric(float64(idx.Terms()), "terms")
 	}
 }

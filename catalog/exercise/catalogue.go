@@ -12,8 +12,10 @@ import (
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/exercisedb/exercisedb/pkg/bytecache"
 
+	"github.com/exercisedb/exercisedb/catalog/internal/postings"
+	"github.com/exercisedb/exercisedb/catalog/search"
+	"github.com/exercisedb/exercisedb/pkg/bytecache"
 	"github.com/exercisedb/exercisedb/pkg/exercisejson"
 )
 
@@ -84,7 +86,9 @@ type Catalogue struct {
 	// to the positions of the records that need exactly that set.
 	equipmentSets map[string]*roaring.Bitmap
 
-	searchIdx *searchIndex
+	searchIdx *search.Index
+	// facetValues counts each facet's values.
+	facetValues map[Facet]*valueSets
 
 	// json holds each record's public JSON by position, encoded on first
 	// use (see JSON).
@@ -114,7 +118,7 @@ func New(f *File, opts ...Option) (*Catalogue, error) {
 		standards: roaring.New(),
 
 		equipmentSets: make(map[string]*roaring.Bitmap),
-		searchIdx:     newSearchIndex(f.Vocabularies.Muscles),
+		searchIdx:     search.NewIndex(bodyPartOf(f.Vocabularies.Muscles)),
 	}
 	slices.SortFunc(c.exercises, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
 	if len(c.exercises) > 1<<31 {
@@ -162,7 +166,11 @@ func New(f *File, opts ...Option) (*Catalogue, error) {
 			b.RunOptimize()
 		}
 	}
-	c.searchIdx.finish()
+	c.searchIdx.Finish()
+	c.facetValues = make(map[Facet]*valueSets, len(facetFields))
+	for facet, field := range facetFields {
+		c.facetValues[facet] = newValueSets(c.postings[field], len(c.exercises))
+	}
 	c.standards.RunOptimize()
 	for _, m := range []map[string]*roaring.Bitmap{c.trigrams, c.families, c.patterns, c.equipmentSets} {
 		for _, b := range m {
@@ -220,33 +228,20 @@ func (c *Catalogue) index(pos uint32, x *Exercise) error {
 		post(byMeasure, t.Measure)
 	}
 
-	group(c.families, x.Family, pos)
-	group(c.patterns, x.Pattern, pos)
+	postings.Add(c.families, x.Family, pos)
+	postings.Add(c.patterns, x.Pattern, pos)
 	if x.Standard {
 		c.standards.Add(pos)
 	}
-	group(c.equipmentSets, equipmentSetKey(x.Equipments), pos)
-	c.searchIdx.add(pos, x)
+	postings.Add(c.equipmentSets, equipmentSetKey(x.Equipments), pos)
+	c.searchIdx.Add(pos, searchRecord(x))
 
 	key := SearchKey(x.Name)
 	c.nameKeys[pos] = key
 	for i := 0; i+3 <= len(key); i++ {
-		group(c.trigrams, key[i:i+3], pos)
+		postings.Add(c.trigrams, key[i:i+3], pos)
 	}
 	return err
-}
-
-// group adds pos to the bitmap of name in m, unless name is empty.
-func group(m map[string]*roaring.Bitmap, name string, pos uint32) {
-	if name == "" {
-		return
-	}
-	b := m[name]
-	if b == nil {
-		b = roaring.New()
-		m[name] = b
-	}
-	b.Add(pos)
 }
 
 // Version identifies the catalogue's content: a hash of its canonical

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // TestFacetsEqualListingTotals: over random queries, filters and record
@@ -101,5 +103,30 @@ func TestFacetsOrderAndErrors(t *testing.T) {
 	}
 	if _, err := c.Facets(Filter{BodyParts: []string{"wings"}}, []Facet{FacetBodyParts}, 0); err == nil {
 		t.Error("an unknown body part: no error")
+	}
+}
+
+// TestValueSetsCountBothWays: reading each record's set of values counts
+// what intersecting the set with each value's records counts, for sets
+// sparse and dense, and for records with no value of the field.
+func TestValueSetsCountBothWays(t *testing.T) {
+	f := randomFile(3000, 9)
+	c := mustNew(t, f)
+	rng := rand.New(rand.NewPCG(5, 8))
+	for _, density := range []float64{0.001, 0.02, 0.3, 0.9, 1} {
+		set := roaring.New()
+		for i := range len(f.Exercises) {
+			if rng.Float64() < density {
+				set.Add(uint32(i))
+			}
+		}
+		for facet, v := range c.facetValues {
+			if v.of == nil {
+				t.Fatalf("%s: no sets of values numbered", facet)
+			}
+			if got, want := v.read(set), v.intersect(set); !slices.Equal(got, want) {
+				t.Errorf("%s, density %g: read %v, intersected %v", facet, density, got, want)
+			}
+		}
 	}
 }

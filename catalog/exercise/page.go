@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/exercisedb/exercisedb/catalog/search"
 )
 
 // Page sizes.
@@ -115,7 +117,7 @@ func (c *Catalogue) List(f Filter, p PageRequest) (Page, error) {
 // searchKey is the key of the ranked list of a search for q in the
 // records of the filter whose key is filter.
 func searchKey(q, filter string) string {
-	return "search|" + strings.Join(words(q), " ") + "|" + filter
+	return "search|" + strings.Join(search.Words(q), " ") + "|" + filter
 }
 
 // pageArgs checks the parts of a page request that every listing shares and

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/exercisedb/exercisedb/catalog/search"
 )
 
 // Relation names a list of exercises related to one exercise.
@@ -97,7 +99,7 @@ func (c *Catalogue) Related(rel Relation, id string, f Filter, p PageRequest) (P
 func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 	fam := c.families[c.exercises[src].Family]
 	if fam == nil {
-		return newRanked()
+		return &ranked{List: search.NewList()}
 	}
 	members := roaring.And(fam, set)
 	members.Remove(src)
@@ -105,7 +107,7 @@ func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 	for _, d := range c.vocab.Difficulties { // easiest first
 		tiers = append(tiers, roaring.And(members, c.postings[byDifficulty][d.Name]))
 	}
-	return newSplitRanked(tiers, c.searchIdx.masks)
+	return &ranked{List: search.NewSplitList(tiers, c.searchIdx.Masks())}
 }
 
 // alternatives ranks the substitutes for src that set holds: the records
@@ -134,7 +136,7 @@ func (c *Catalogue) variations(src uint32, set *roaring.Bitmap) *ranked {
 func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 	x := &c.exercises[src]
 	if c.patterns[x.Pattern] == nil {
-		return newRanked()
+		return &ranked{List: search.NewList()}
 	}
 	targets := make([]*roaring.Bitmap, len(x.TargetMuscles))
 	for i, m := range x.TargetMuscles {
@@ -207,7 +209,7 @@ func (c *Catalogue) alternatives(src uint32, set *roaring.Bitmap) *ranked {
 			}
 		}
 	}
-	r := newSplitRanked(tiers, c.searchIdx.masks)
+	r := &ranked{List: search.NewSplitList(tiers, c.searchIdx.Masks())}
 	r.patterns, r.fallback = patterns, fallback
 	return r
 }

@@ -8,6 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/exercisedb/exercisedb/catalog/search"
 )
 
 // relatedFile is randomFile as a version 2 file: records in 40 families
@@ -92,21 +96,24 @@ func relatedModel(f *File, rel Relation, id string, flt Filter) []Exercise {
 		x    Exercise
 		tier int
 	}
-	// class: the standard forms first, those of larger families first,
-	// then the other records by the words of their names.
 	size := map[string]int{}
 	for _, x := range f.Exercises {
 		size[x.Family]++
 	}
+	// class: as in search, the standard forms first, those of larger
+	// families first, then the other records by the words of their names
+	// (the index's masks, at the records' positions in id order).
+	sorted := slices.Clone(f.Exercises)
+	slices.SortFunc(sorted, func(a, b Exercise) int { return strings.Compare(a.ID, b.ID) })
+	idx := search.NewIndex(bodyPartOf(f.Vocabularies.Muscles))
+	pos := map[string]uint32{}
+	for i := range sorted {
+		pos[sorted[i].ID] = uint32(i)
+		idx.Add(uint32(i), searchRecord(&sorted[i]))
+	}
+	idx.Finish()
 	class := func(x Exercise) int {
-		if x.Standard {
-			for i, n := range standardRanks {
-				if size[x.Family] >= n {
-					return i
-				}
-			}
-		}
-		return len(standardRanks) + min(len(words(x.Name)), maxNameWords)
+		return slices.IndexFunc(idx.Masks(), func(m *roaring.Bitmap) bool { return m.Contains(pos[x.ID]) })
 	}
 	var out []scored
 	for _, xp := range all.Exercises {

@@ -8,108 +8,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
+	"github.com/exercisedb/exercisedb/catalog/search"
 )
-
-func TestTermsAndQueries(t *testing.T) {
-	for _, tc := range []struct {
-		text string
-		want []string
-	}{
-		{"Pull-Up", []string{"pull", "up", "pullup"}},
-		{"dumbbell curls", []string{"dumbbel", "curl", "dumbbellcurl"}},
-		{"  PRESSING  ", []string{"press"}},
-		{"90/90 stretch", []string{"90", "90", "9090", "stretch"}},
-		{"Farmer’s walk", []string{"farmer", "walk", "farmerswalk"}},
-		{"ｓｑｕａｔ ﬂy", []string{"squat", "fli", "squatfli"}},
-		{"ankle mobilisation", []string{"ankl", "mobil", "anklemobil"}}, // British spelling
-	} {
-		if got := terms(tc.text); !slices.Equal(got, tc.want) {
-			t.Errorf("terms(%q) = %q, want %q", tc.text, got, tc.want)
-		}
-	}
-	for w, want := range map[string]string{"rows": "row", "presses": "press", "flies": "fly", "crunches": "crunch", "lunges": "lunge",
-		"press": "press", "rowing": "rowing", "triceps": "tricep", "abs": "abs", "plus": "plus"} {
-		if got := singular(w); got != want {
-			t.Errorf("singular(%q) = %q, want %q", w, got, want)
-		}
-	}
-	for name, want := range map[string]string{
-		"dumbbell chest press on bosu ball": "press chestpress", "sandbag over the shoulder": "sandbag", "barbell bent-over row": "row overrow",
-		"bird of paradise pose": "pose paradisepose", "sit-up with twist": "situp", "l-sit pull-up": "pullup", "squat 2": "squat", "plank": "plank",
-	} {
-		if got := strings.Join(heads(headPhrase(name)), " "); got != want {
-			t.Errorf("heads of %q = %q, want %q", name, got, want)
-		}
-	}
-	units := parseQuery("DB press-up with a band", nil, 0)
-	var got []string
-	for _, u := range units {
-		var alts []string
-		for _, a := range u.alternatives {
-			alts = append(alts, strings.Join(a, " "))
-		}
-		got = append(got, strings.Join(alts, "|"))
-	}
-	if want := []string{"db|dumbbell", "press up|push up", "band|resistance band"}; !slices.Equal(got, want) {
-		t.Errorf("parseQuery: %q, want %q (stop words dropped, the longest synonym phrase first)", got, want)
-	}
-	if !units[2].last || units[0].last {
-		t.Error("only the last unit may be a prefix")
-	}
-	// Filler phrases and tempo prescriptions go as stop words do; a
-	// query of nothing else looks for them.
-	for q, want := range map[string]string{"how to do a proper push up with high reps": "push;up", "high reps": "high reps", "3-1-1 tempo squat": "tempo;squat", "1 arm row": "1 arm;row"} {
-		var got []string
-		for _, u := range parseQuery(q, nil, 0) {
-			got = append(got, strings.Join(u.alternatives[0], " "))
-		}
-		if strings.Join(got, ";") != want {
-			t.Errorf("parseQuery(%q): %q, want %q", q, got, want)
-		}
-	}
-}
-
-// TestPhrasal: a query of two words or more may be a name being typed,
-// as itself or as the phrases of two words or more it stands for; a
-// query of one word is not, whatever it stands for.
-func TestPhrasal(t *testing.T) {
-	for q, want := range map[string]string{
-		"hex bar":       "hex bar|trap bar",
-		"chest muscles": "chest muscles|pectoralis major",
-		"dumbbell back": "dumbbell;back",
-		"forearms":      "",
-		"chest":         "",
-	} {
-		var got []string
-		for _, u := range phrasal(parseQuery(q, nil, 0)) {
-			var alts []string
-			for _, a := range u.alternatives {
-				alts = append(alts, strings.Join(a, " "))
-			}
-			got = append(got, strings.Join(alts, "|"))
-		}
-		if strings.Join(got, ";") != want {
-			t.Errorf("phrasal(%q) = %q, want %q", q, strings.Join(got, ";"), want)
-		}
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"squat", "squat", 0}, {"sqaut", "squat", 1}, {"squt", "squat", 1}, {"squatt", "squat", 1},
-		{"dumbel", "dumbbel", 1}, {"dumbell", "dumbbel", 2}, {"deadlfit", "deadlift", 1}, {"abc", "xyz", 3},
-	} {
-		if got := editDistance(tc.a, tc.b, 3); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
 
 // searchFile is a catalogue whose names are drawn from gym words, so that
 // searches find many records in several tiers.
@@ -172,21 +76,6 @@ func collectCapped(t *testing.T, c *Catalogue, flt Filter, limit, recordCap int)
 		}
 	}
 	return fwd, bwd, total
-}
-
-// TestSound: spellings by ear meet the word they spell; other words stay
-// apart.
-func TestSound(t *testing.T) {
-	for _, pair := range [][2]string{{"skwat", "squat"}, {"jaks", "jacks"}, {"lunj", "lunge"}, {"brij", "bridge"}, {"brijes", "bridges"}, {"kwad", "quad"}, {"shrugz", "shrugs"}, {"dumbel", "dumbbell"}, {"fraze", "phrase"}, {"jax", "jack"}, {"flexion", "fleksion"}} {
-		if a, b := sound(pair[0]), sound(pair[1]); a != b {
-			t.Errorf("sound(%q) = %q, sound(%q) = %q: want equal", pair[0], a, pair[1], b)
-		}
-	}
-	for _, pair := range [][2]string{{"pain", "pin"}, {"row", "raw"}, {"curl", "girl"}} {
-		if sound(pair[0]) == sound(pair[1]) {
-			t.Errorf("%q and %q sound alike", pair[0], pair[1])
-		}
-	}
 }
 
 // TestSearchPaging: paging a ranked result forward and backward visits each
@@ -788,8 +677,8 @@ func TestSearchSetAside(t *testing.T) {
 		// More words kept first: the tempo fly keeps two of three.
 		{"tempo row fly", []string{"row"}, []string{"f07"}},
 		{"zzzz qqqq", []string{}, nil}, // nothing matches any word: nothing is set aside
-		// Words beyond maxSearchUnits are set aside from the start.
-		{"barbell press" + strings.Repeat(" paused", maxSearchUnits), []string{"paused", "paused"}, []string{"p01"}},
+		// Words beyond search.MaxQueryWords are set aside from the start.
+		{"barbell press" + strings.Repeat(" paused", search.MaxQueryWords), []string{"paused", "paused"}, []string{"p01"}},
 	} {
 		p, err := c.List(Filter{Query: tc.q}, PageRequest{Limit: 3})
 		if err != nil {
@@ -989,4 +878,45 @@ func TestSearchNameKeys(t *testing.T) {
 		{"squats", []string{"c", "d"}}, // no name is "squat": by id
 		{"squatt", []string{"c", "d"}},
 	})
+}
+
+// TestDeferredRankedConcurrent: pages and cursors of one list read at once
+// by many requests, as a cached search is, materialise its tiers once and
+// agree with the list read alone. Run it with -race.
+func TestDeferredRankedConcurrent(t *testing.T) {
+	c := mustNew(t, synthFile(5000))
+	for _, q := range []string{"incline press", "squatt front", "db curl", "bench pre", "dumbbell chest"} {
+		c.rankings.Purge()
+		want, _, total := collect(t, c, Filter{Query: q}, MaxLimit)
+		if total < 40 {
+			t.Fatalf("%q: %d records, too few to page", q, total)
+		}
+		c.rankings.Purge()
+		var wg sync.WaitGroup
+		errs := make(chan string, 64)
+		for g := range 8 {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(g), 1))
+				for range 20 {
+					i := rng.IntN(len(want) - 1)
+					limit := 1 + rng.IntN(30)
+					p, err := c.List(Filter{Query: q}, PageRequest{Limit: limit, After: want[i]})
+					if err != nil {
+						errs <- err.Error()
+						return
+					}
+					end := min(len(want), i+1+limit)
+					if got := ids(p.Exercises); !slices.Equal(got, want[i+1:end]) {
+						errs <- fmt.Sprintf("%q after %s: %v, want %v", q, want[i], got, want[i+1:end])
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+	}
 }

@@ -1,20 +1,18 @@
-package exercise
+package search
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
-// TestDeferredRanked: a list whose tiers are materialised as pages reach
+// TestDeferredList: a list whose tiers are materialised as pages reach
 // them reads as the list of the same tiers made disjoint and split at
 // once, by pages from any rank and by the rank of each record, whether
 // a page scans a tier or intersects it (see maxScan).
-func TestDeferredRanked(t *testing.T) {
+func TestDeferredList(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for round := range 40 {
 		universe := 1 + rng.IntN(20_000)
@@ -69,74 +67,33 @@ func TestDeferredRanked(t *testing.T) {
 			total = -1
 		}
 		again := slices.Clone(pending) // a list reads its pending tiers once
-		r := newDeferredRanked(members, total, pending)
-		if r.total != len(want) {
-			t.Fatalf("round %d: total %d, want %d", round, r.total, len(want))
+		r := newDeferredList(members, total, pending)
+		if r.Total() != len(want) {
+			t.Fatalf("round %d: total %d, want %d", round, r.Total(), len(want))
 		}
 		// Pages from random ranks on a fresh list, then ranks.
 		for range 20 {
 			from := rng.IntN(len(want) + 1)
 			to := min(len(want), from+1+rng.IntN(200))
-			if got := r.positions(from, to); !slices.Equal(got, want[from:to]) {
+			if got := r.Positions(from, to); !slices.Equal(got, want[from:to]) {
 				t.Fatalf("round %d: positions(%d, %d) = %v, want %v", round, from, to, got, want[from:to])
 			}
 		}
-		fresh := newDeferredRanked(members, total, again)
+		fresh := newDeferredList(members, total, again)
 		seen := map[uint32]bool{}
 		for i, pos := range want {
 			if seen[pos] {
 				continue // a record in two masks: its first rank
 			}
 			seen[pos] = true
-			if got := fresh.index(pos); got != i {
+			if got := fresh.Index(pos); got != i {
 				t.Fatalf("round %d: index(%d) = %d, want %d", round, pos, got, i)
 			}
 		}
 		if universe < 1<<20 && !members.Contains(uint32(universe)) {
-			if got := fresh.index(uint32(universe)); got != -1 {
+			if got := fresh.Index(uint32(universe)); got != -1 {
 				t.Fatalf("round %d: index of a record not in the list = %d", round, got)
 			}
-		}
-	}
-}
-
-// TestDeferredRankedConcurrent: pages and cursors of one list read at once
-// by many requests, as a cached search is, materialise its tiers once and
-// agree with the list read alone. Run it with -race.
-func TestDeferredRankedConcurrent(t *testing.T) {
-	c := mustNew(t, synthFile(5000))
-	for _, q := range []string{"incline press", "squatt front", "db curl", "bench pre", "dumbbell chest"} {
-		c.rankings.Purge()
-		want, _, total := collect(t, c, Filter{Query: q}, MaxLimit)
-		if total < 40 {
-			t.Fatalf("%q: %d records, too few to page", q, total)
-		}
-		c.rankings.Purge()
-		var wg sync.WaitGroup
-		errs := make(chan string, 64)
-		for g := range 8 {
-			wg.Go(func() {
-				rng := rand.New(rand.NewPCG(uint64(g), 1))
-				for range 20 {
-					i := rng.IntN(len(want) - 1)
-					limit := 1 + rng.IntN(30)
-					p, err := c.List(Filter{Query: q}, PageRequest{Limit: limit, After: want[i]})
-					if err != nil {
-						errs <- err.Error()
-						return
-					}
-					end := min(len(want), i+1+limit)
-					if got := ids(p.Exercises); !slices.Equal(got, want[i+1:end]) {
-						errs <- fmt.Sprintf("%q after %s: %v, want %v", q, want[i], got, want[i+1:end])
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for e := range errs {
-			t.Error(e)
 		}
 	}
 }
