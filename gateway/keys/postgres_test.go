@@ -3,10 +3,8 @@ package keys
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -18,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/exercisedb/exercisedb/internal/pgtest"
+	"github.com/exercisedb/exercisedb/internal/testlog"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 func openPostgres(t *testing.T, url string, o PostgresOptions) *Postgres {
@@ -99,9 +99,9 @@ func TestPostgresOutage(t *testing.T) {
 	before := mustCreate(t, admin, New{ID: "key_before", Products: map[string]string{"exercisedb": "Pro"}})
 
 	u, _ := url.Parse(direct)
-	proxy := newProxy(t, u.Host)
-	u.Host = proxy.addr
-	logs := &syncBuffer{}
+	proxy := testnet.NewProxy(t, u.Host)
+	u.Host = proxy.Addr
+	logs := &testlog.Buffer{}
 	replica := openPostgres(t, u.String(), PostgresOptions{Log: slog.New(slog.NewTextHandler(logs, nil))})
 	var failures atomic.Int64
 	replica.OnSync = func(err error) {
@@ -112,8 +112,8 @@ func TestPostgresOutage(t *testing.T) {
 	watchPostgres(t, replica)
 	inForce(t, replica, before.Secret, true)
 
-	proxy.cut()
-	waitFor(t, "outage seen", func() bool { return !replica.Up() && failures.Load() >= 2 })
+	proxy.Cut()
+	testnet.Eventually(t, "outage seen", func() error { return testnet.Unless(!replica.Up() && failures.Load() >= 2, "not yet") })
 	during := mustCreate(t, admin, New{ID: "key_during", Products: map[string]string{"exercisedb": "Pro"}})
 	if _, ok := replica.Current().Lookup(before.Secret); !ok {
 		t.Error("the keys last loaded are not in force during the outage")
@@ -122,9 +122,9 @@ func TestPostgresOutage(t *testing.T) {
 		t.Errorf("outage logged %d times, want once:\n%s", n, logs)
 	}
 
-	proxy.restore()
+	proxy.Restore()
 	inForce(t, replica, during.Secret, true)
-	waitFor(t, "back up", replica.Up)
+	testnet.Eventually(t, "back up", func() error { return testnet.Unless(replica.Up(), "down") })
 	if !strings.Contains(logs.String(), "key store reachable again") {
 		t.Errorf("recovery not logged:\n%s", logs)
 	}
@@ -142,7 +142,7 @@ func TestPostgresTerminated(t *testing.T) {
 		}
 	}
 	watchPostgres(t, s)
-	waitFor(t, "listening", func() bool { return syncs.Load() > 0 })
+	testnet.Eventually(t, "listening", func() error { return testnet.Unless(syncs.Load() > 0, "not yet") })
 	pgtest.Exec(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, schema)
 	k := mustCreate(t, s, New{Products: map[string]string{"exercisedb": "Pro"}})
 	inForce(t, s, k.Secret, true)
@@ -154,7 +154,7 @@ func TestPostgresTerminated(t *testing.T) {
 func TestPostgresResync(t *testing.T) {
 	const every, margin = 300 * time.Millisecond, time.Second
 	url, schema := pgtest.URL(t)
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	s := openPostgres(t, url, PostgresOptions{ResyncEvery: every, Now: (&clock{t: t0}).Now,
 		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	var syncs atomic.Int64
@@ -165,7 +165,7 @@ func TestPostgresResync(t *testing.T) {
 	}
 	pgtest.Exec(t, `ALTER TABLE `+schema+`.gateway_keys DISABLE TRIGGER gateway_keys_changed`)
 	watchPostgres(t, s)
-	waitFor(t, "listening", func() bool { return syncs.Load() > 0 })
+	testnet.Eventually(t, "listening", func() error { return testnet.Unless(syncs.Load() > 0, "not yet") })
 
 	// within waits until the key's presence is want, failing after
 	// every+margin; it returns how long that took.
@@ -197,92 +197,13 @@ func TestPostgresResync(t *testing.T) {
 	}
 }
 
-// proxy is a TCP proxy whose traffic a test can cut and restore.
-type proxy struct {
-	t      *testing.T
-	addr   string
-	target string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	p := &proxy{t: t, target: target}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(p.cut)
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", p.target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			p.mu.Lock()
-			if p.ln != ln {
-				// Cut while this connection was being set up: it must not
-				// outlive the cut (the test would wait for an outage that
-				// never comes to the replica holding it).
-				p.mu.Unlock()
-				in.Close()
-				out.Close()
-				continue
-			}
-			p.conns = append(p.conns, in, out)
-			p.mu.Unlock()
-			go func() { io.Copy(in, out); in.Close() }()
-			go func() { io.Copy(out, in); out.Close() }()
-		}
-	}()
-}
-
-// cut closes the listener and every connection: new ones are refused.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// restore listens again at the same address.
-func (p *proxy) restore() {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.serve(ln)
-}
-
 // TestPostgresInvalidRow: a row that does not decode (what psql can write
 // in a database migrated before 002, or with the constraint dropped) is
 // skipped and logged by id; every other key loads and changes keep
 // reaching the replica.
 func TestPostgresInvalidRow(t *testing.T) {
 	url, schema := pgtest.URL(t)
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	c := &clock{t: t0}
 	s := openPostgres(t, url, PostgresOptions{Now: c.Now, Log: slog.New(slog.NewTextHandler(logs, nil))})
 	watchPostgres(t, s)
@@ -365,7 +286,7 @@ func TestPostgresInvalidRow(t *testing.T) {
 	if err := s.Delete(ctx, "key_c"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "no invalid row", func() bool { return s.Invalid() == 0 })
+	testnet.Eventually(t, "no invalid row", func() error { return testnet.Unless(s.Invalid() == 0, "not yet") })
 }
 
 // TestReconnectDelay checks the backoff between connection attempts: at

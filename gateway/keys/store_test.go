@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/exercisedb/exercisedb/internal/pgtest"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // clock is a settable clock for the stores' expiry checks.
@@ -80,10 +81,10 @@ func forEachStore(t *testing.T, test func(t *testing.T, s Store, c *clock)) {
 func inForce(t *testing.T, s Store, secret string, want bool) Key {
 	t.Helper()
 	var k Key
-	waitFor(t, fmt.Sprintf("key in force: %v", want), func() bool {
+	testnet.Eventually(t, fmt.Sprintf("key in force: %v", want), func() error {
 		var ok bool
 		k, ok = s.Current().Lookup(secret)
-		return ok == want
+		return testnet.Unless(ok == want, "not yet")
 	})
 	return k
 }
@@ -202,9 +203,9 @@ func TestStoreUpdate(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Get after Update (-want +got):\n%s", diff)
 		}
-		waitFor(t, "disabled in force", func() bool {
+		testnet.Eventually(t, "disabled in force", func() error {
 			k, _ := s.Current().Lookup(created.Secret)
-			return k.Disabled
+			return testnet.Unless(k.Disabled, "not yet")
 		})
 		// An empty Change changes nothing; a zero expiry removes it.
 		if k, err = s.Update(ctx, "key_a", Change{}); err != nil || !cmp.Equal(want, k) {
@@ -214,9 +215,9 @@ func TestStoreUpdate(t *testing.T) {
 		if err != nil || !k.ExpiresAt.IsZero() || k.Disabled || k.Name != "b" {
 			t.Errorf("Update: %+v, %v; want no expiry, enabled, named b", k, err)
 		}
-		waitFor(t, "enabled in force", func() bool {
+		testnet.Eventually(t, "enabled in force", func() error {
 			k, ok := s.Current().Lookup(created.Secret)
-			return ok && !k.Disabled && k.ExpiresAt.IsZero()
+			return testnet.Unless(ok && !k.Disabled && k.ExpiresAt.IsZero(), "not yet")
 		})
 	})
 }
@@ -240,9 +241,9 @@ func TestStoreRotate(t *testing.T) {
 			t.Errorf("new key (-want +got):\n%s", diff)
 		}
 		inForce(t, s, next.Secret, true)
-		waitFor(t, "old key's expiry in force", func() bool {
+		testnet.Eventually(t, "old key's expiry in force", func() error {
 			k, ok := s.Current().Lookup(old.Secret)
-			return ok && k.ExpiresAt.Equal(end) && !k.Expired(end.Add(-time.Second)) && k.Expired(end)
+			return testnet.Unless(ok && k.ExpiresAt.Equal(end) && !k.Expired(end.Add(-time.Second)) && k.Expired(end), "not yet")
 		})
 
 		// A shorter expiry is kept; a longer overlap never extends it.

@@ -130,6 +130,9 @@ func (p *Process) MustAwaitLog(t testing.TB, msg string, v any) {
 	}
 }
 
+// Pid is the process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Signal sends sig to the process.
 func (p *Process) Signal(t testing.TB, sig os.Signal) {
 	t.Helper()
