@@ -1,6 +1,6 @@
 // Package testnet is network machinery for tests: a TCP proxy whose
-// connections a test can cut, hold or silence, a free address, and the one
-// poll that waits for something to become true.
+// connections a test can cut, hold or silence, a free address, an accept
+// loop, and the one poll that waits for something to become true.
 package testnet
 
 import (
@@ -55,4 +55,20 @@ func Unless(ok bool, saw string) error {
 		return nil
 	}
 	return errors.New(saw)
+}
+
+// Serve accepts on ln until the test ends and handles each connection in a
+// goroutine of its own; it returns ln's address.
+func Serve(t testing.TB, ln net.Listener, handle func(net.Conn)) string {
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go handle(c)
+		}
+	}()
+	return ln.Addr().String()
 }

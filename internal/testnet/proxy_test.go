@@ -17,17 +17,7 @@ func echo(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { defer c.Close(); io.Copy(c, c) }()
-		}
-	}()
-	return ln.Addr().String()
+	return Serve(t, ln, func(c net.Conn) { defer c.Close(); io.Copy(c, c) })
 }
 
 // roundTrip sends a line on c and reads the echo, within a second: the

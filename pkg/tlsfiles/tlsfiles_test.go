@@ -51,22 +51,12 @@ func serveTLS(t *testing.T, cfg *tls.Config) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if c.(*tls.Conn).Handshake() == nil {
-					c.Write([]byte("ok"))
-				}
-			}()
+	return testnet.Serve(t, ln, func(c net.Conn) {
+		defer c.Close()
+		if c.(*tls.Conn).Handshake() == nil {
+			c.Write([]byte("ok"))
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // call connects to addr with cfg and reads the server's answer: with TLS
