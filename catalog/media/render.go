@@ -56,9 +56,10 @@ type Job struct {
 // whole media set costs; it holds every subject's video frames at once.
 func DrawSets(ctx context.Context, jobs []Job, emit func(*Subject, File, []byte) error) error {
 	var (
-		videos [][]*image.RGBA
+		videos []encode.Video
 		owners []*Subject
 		names  []File
+		fb     demo.FrameBuffer // one height's frames at a time
 	)
 	for _, j := range jobs {
 		s := j.Subject
@@ -80,13 +81,19 @@ func DrawSets(ctx context.Context, jobs []Job, emit func(*Subject, File, []byte)
 			byHeight[f.Height] = append(byHeight[f.Height], f)
 		}
 		for _, h := range heights {
-			frames := s.Frames(h)
+			frames := s.FramesIn(&fb, h)
 			for _, f := range byHeight[h] {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				if f.Format == MP4 {
-					videos, owners, names = append(videos, frames), append(owners, s), append(names, f)
+					// kept converted, a third of the frames' size, until
+					// ffmpeg runs: the frames' storage draws the next height
+					v, err := encode.NewVideo(frames)
+					if err != nil {
+						return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
+					}
+					videos, owners, names = append(videos, v), append(owners, s), append(names, f)
 					continue
 				}
 				b, err := encodeFrames(ctx, s, f, frames)
@@ -138,8 +145,11 @@ func encodeFrames(ctx context.Context, s *Subject, f File, frames []*image.RGBA)
 // Frames draws the demonstration at height h, as the files show it. A record whose movement has
 // no faithful template yet shows a still pose with its muscle map beside
 // it, so that the picture still says what the exercise trains.
-func (s *Subject) Frames(h int) []*image.RGBA {
-	frames := s.Demo.Frames(h)
+func (s *Subject) Frames(h int) []*image.RGBA { return s.FramesIn(nil, h) }
+
+// FramesIn is Frames drawn into fb (see demo.FrameBuffer).
+func (s *Subject) FramesIn(fb *demo.FrameBuffer, h int) []*image.RGBA {
+	frames := s.Demo.FramesIn(fb, h)
 	if s.Demo.Faithful() || !s.HasMap {
 		return frames
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/pgstore"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/pkg/english"
 )
@@ -147,7 +148,7 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	}
 	var store keys.Store = keys.FileAt(cfg.KeysFile)
 	if cfg.KeysPostgresURL != "" {
-		pg, err := keys.OpenPostgres(ctx, cfg.KeysPostgresURL, keys.PostgresOptions{})
+		pg, err := pgstore.OpenKeys(ctx, cfg.KeysPostgresURL, pgstore.KeysOptions{})
 		if err != nil {
 			return err
 		}
@@ -197,7 +198,7 @@ func withID(name string, fs *flag.FlagSet, f func(s keys.Store, id string) error
 
 // storeName says where keys live, for messages.
 func storeName(s keys.Store, configPath string) string {
-	if _, ok := s.(*keys.Postgres); ok {
+	if _, ok := s.(*pgstore.Keys); ok {
 		return "PostgreSQL (keys_postgres_url of " + configPath + ")"
 	}
 	return "the keys file of " + configPath

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"log/slog"
-	"net/http"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/exercisedb/exercisedb/gateway/adminapi"
 	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/keys"
-	"github.com/exercisedb/exercisedb/pkg/admin"
+	"github.com/exercisedb/exercisedb/gateway/pgstore"
 )
 
 // openKeyStore opens the keys of the configuration, PostgreSQL when
@@ -27,7 +24,7 @@ func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Regist
 		return "ok"
 	}
 	if cfg.KeysPostgresURL != "" {
-		pg, err := keys.OpenPostgres(ctx, cfg.KeysPostgresURL, keys.PostgresOptions{Log: log})
+		pg, err := pgstore.OpenKeys(ctx, cfg.KeysPostgresURL, pgstore.KeysOptions{Log: log})
 		if err != nil {
 			return nil, err
 		}
@@ -67,33 +64,4 @@ func openKeyStore(ctx context.Context, cfg *config.Config, reg prometheus.Regist
 		Help: "Keys in force in this replica's memory, disabled and expired ones included.",
 	}, func() float64 { return float64(store.Current().Len()) }))
 	return store, nil
-}
-
-// withAdminAPI serves the keys' admin API under /admin/v1/ beside the
-// admin routes h, when an admin token is configured; without one the API
-// is not mounted (404). Every path under /admin, /admin itself included,
-// goes to the API, so that /admin/v1 or /admin/v2/keys get its 404
-// envelope rather than a redirect or net/http's plain text; so does a
-// path that is under /admin once cleaned (//admin/v1/keys,
-// /admin/v1/./keys), which is 404 there too. No http.ServeMux here: it
-// would redirect such a path.
-//
-// The admin API's envelopes link their code's page relatively when
-// docs_url is unset (/docs/errors/code/<CODE>), so the admin listener
-// serves those pages too, from errorPages (the public API's handler).
-func withAdminAPI(h, errorPages http.Handler, d adminapi.Deps) http.Handler {
-	if d.TokenHash == "" {
-		return h
-	}
-	api := adminapi.New(d)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch cp := admin.CleanPath(r.URL.Path); {
-		case cp == "/admin" || strings.HasPrefix(cp, "/admin/"):
-			api.ServeHTTP(w, r)
-		case r.URL.Path == "/docs/errors" || strings.HasPrefix(r.URL.Path, "/docs/errors/"):
-			errorPages.ServeHTTP(w, r)
-		default:
-			h.ServeHTTP(w, r)
-		}
-	})
 }

@@ -19,7 +19,6 @@ import (
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 
@@ -30,6 +29,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/medialink"
 	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/gateway/redisconn"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 	"github.com/exercisedb/exercisedb/pkg/buildinfo"
@@ -203,7 +203,7 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		// Wrong admin tokens draw on the same budget per address as wrong keys.
 		throttle := admin.Throttle(failures.Fail)
 		adminOpts := admin.Options{TokenHash: cfg.Admin.TokenHash, Pprof: cfg.Admin.Pprof, Throttle: throttle}
-		adminRoutes := withAdminAPI(admin.Handler(ready, reg, adminOpts), handler, adminapi.Deps{
+		adminRoutes := adminapi.Mount(admin.Handler(ready, reg, adminOpts), handler, adminapi.Deps{
 			Store: keyStore, Products: products, Usage: meter,
 			TokenHash: cfg.Admin.TokenHash, Throttle: throttle, DocsURL: cfg.DocsURL, Log: log,
 		})
@@ -306,39 +306,15 @@ func limitStore(ctx context.Context, c config.RateLimit, auth limit.Rate, reg pr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	client, err := limit.NewRedisClient(c.RedisURL)
+	client, err := redisconn.Open(c.RedisURL)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("rate_limit.redis_url: %w", err)
 	}
-	redis.SetLogger(redisLog{log}) // the client's own messages; outages are logged by the Resilient
+	redisconn.LogTo(log) // the client's own messages; outages are logged by the Resilient
 	r := limit.NewResilient(limit.NewRedis(client, c.RedisPrefix, time.Now), limit.ResilientOptions{Policy: policy, Log: log, Replicas: c.Replicas})
 	failures = limit.NewSharedFailures(auth, limit.NewResilient(limit.NewRedis(client, c.RedisPrefix+"auth:", time.Now),
 		limit.ResilientOptions{Log: log.With(slog.String("limiter", "auth_failures")), Replicas: c.Replicas}), time.Now)
-	stats := func(f func(limit.Stats) uint64) func() float64 {
-		return func() float64 { return float64(f(r.Stats())) }
-	}
-	reg.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "exercisedb_gateway_limit_store_calls_total",
-			Help: "Rate limit decisions sent to the shared store (Redis).",
-		}, stats(func(s limit.Stats) uint64 { return s.Calls })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "exercisedb_gateway_limit_store_errors_total",
-			Help: "Rate limit decisions the shared store (Redis) failed to make.",
-		}, stats(func(s limit.Stats) uint64 { return s.Errors })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "exercisedb_gateway_limit_fallback_total",
-			Help: "Rate limit decisions made by rate_limit.on_store_error because the shared store was unavailable.",
-		}, stats(func(s limit.Stats) uint64 { return s.Fallbacks })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "exercisedb_gateway_limit_cached_refusals_total",
-			Help: "Requests refused from this replica's cache of keys known to be over their limit, without asking the shared store.",
-		}, stats(func(s limit.Stats) uint64 { return s.Cached })),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "exercisedb_gateway_limit_store_state",
-			Help: "State of the circuit breaker in front of the shared store: 0 closed, 1 half-open, 2 open (store unavailable).",
-		}, func() float64 { return float64(r.Stats().State) }),
-	)
+	reg.MustRegister(r.Collector())
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	if err := client.Ping(pctx).Err(); err != nil {
@@ -346,12 +322,4 @@ func limitStore(ctx context.Context, c config.RateLimit, auth limit.Rate, reg pr
 	}
 	log.Info("rate limits in Redis, shared by every replica", slog.String("prefix", c.RedisPrefix), slog.String("on_store_error", policy.String()))
 	return r, failures, func() { client.Close() }, nil
-}
-
-// redisLog passes go-redis's own messages (a failed dial, a pool event) to
-// the log at debug level.
-type redisLog struct{ log *slog.Logger }
-
-func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
-	l.log.DebugContext(ctx, "redis client", slog.String("detail", fmt.Sprintf(format, v...)))
 }

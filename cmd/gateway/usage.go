@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
-	"github.com/exercisedb/exercisedb/gateway/keys"
-	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/pgstore"
+	"github.com/exercisedb/exercisedb/gateway/redisconn"
 	metering "github.com/exercisedb/exercisedb/gateway/usage" // main has its own usage (the help text)
 )
 
@@ -27,7 +27,7 @@ func usageMeter(ctx context.Context, c config.RateLimit, keysPostgresURL string,
 	case c.Store == "redis":
 		// A client of its own: a flush must not wait for, nor hold, the
 		// connections of the limit checks on the hot path.
-		client, err := limit.NewRedisClient(c.RedisURL)
+		client, err := redisconn.Open(c.RedisURL)
 		if err != nil {
 			return nil, nil, fmt.Errorf("rate_limit.redis_url: %w", err)
 		}
@@ -43,7 +43,7 @@ func usageMeter(ctx context.Context, c config.RateLimit, keysPostgresURL string,
 			return nil, nil, fmt.Errorf("keys_postgres_url: %w", err)
 		}
 		if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-			cfg.ConnConfig.RuntimeParams["application_name"] = keys.ApplicationName
+			cfg.ConnConfig.RuntimeParams["application_name"] = pgstore.ApplicationName
 		}
 		cfg.MaxConns = 2 // a flush at a time, and the usage reads
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -510,7 +510,7 @@ func TestInvalidKeysFile(t *testing.T) {
 }
 
 // invalidRowStore is a store whose key key_bad has a row that does not
-// decode, as keys.Postgres reports one.
+// decode, as pgstore.Keys reports one.
 type invalidRowStore struct{ *keys.File }
 
 func (s invalidRowStore) Get(ctx context.Context, id string) (keys.Key, error) {

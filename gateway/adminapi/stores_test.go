@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/pgstore"
 	"github.com/exercisedb/exercisedb/internal/pgtest"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
@@ -24,7 +25,7 @@ func TestStoresAlike(t *testing.T) {
 		},
 		"postgres": func(t *testing.T) keys.Store {
 			url, _ := pgtest.URL(t)
-			s, err := keys.OpenPostgres(context.Background(), url, keys.PostgresOptions{Now: func() time.Time { return now }})
+			s, err := pgstore.OpenKeys(context.Background(), url, pgstore.KeysOptions{Now: func() time.Time { return now }})
 			if err != nil {
 				t.Fatal(err)
 			}

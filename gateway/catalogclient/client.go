@@ -141,7 +141,9 @@ type ValueCount struct {
 // Page is one page of a listing. Its exercises are read with Len and
 // JSON, straight from the catalog's reply, without a copy of each.
 type Page struct {
-	json []*catalogv1.ExerciseJSON
+	// records are a page made by NewPage.
+	records []ExerciseJSON
+	json    []*catalogv1.ExerciseJSON
 	// exercises is what a catalog older than ExerciseJSON sends instead,
 	// with the content fields of include.
 	exercises                    []*catalogv1.Exercise
@@ -394,11 +396,18 @@ func facetCounts(in []*catalogv1.FacetCounts) []FacetCounts {
 	return out
 }
 
+// NewPage returns a page of the given exercises, for a stand-in of the
+// catalog (tests of the API); the caller sets the other fields.
+func NewPage(records []ExerciseJSON) *Page { return &Page{records: records} }
+
 // Len is the number of exercises on the page.
-func (p *Page) Len() int { return len(p.json) + len(p.exercises) }
+func (p *Page) Len() int { return len(p.records) + len(p.json) + len(p.exercises) }
 
 // JSON returns the page's i-th exercise, 0 <= i < Len().
 func (p *Page) JSON(i int) ExerciseJSON {
+	if p.records != nil {
+		return p.records[i]
+	}
 	if p.json != nil {
 		return fromJSON(p.json[i])
 	}

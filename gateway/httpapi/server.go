@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -17,9 +18,38 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/gateway/respcache"
-	"github.com/exercisedb/exercisedb/gateway/usage"
 	"github.com/exercisedb/exercisedb/pkg/logging"
 )
+
+// Catalog is what the handlers ask of the catalog; catalogclient.Client
+// answers it. Each call returns the catalogue version it answered from.
+type Catalog interface {
+	List(ctx context.Context, requestID string, req catalogclient.ListRequest) (*catalogclient.Page, error)
+	Exercise(ctx context.Context, requestID, id string) (catalogclient.ExerciseJSON, string, error)
+	ExerciseTypes(ctx context.Context, requestID string) ([]catalogclient.ExerciseType, string, error)
+	BodyParts(ctx context.Context, requestID string) ([]string, string, error)
+	Muscles(ctx context.Context, requestID string) ([]string, string, error)
+	Equipments(ctx context.Context, requestID string) ([]string, string, error)
+	MovementPatterns(ctx context.Context, requestID string) ([]string, string, error)
+	Changelog(ctx context.Context, requestID, since string) ([]catalogclient.CatalogueChanges, string, error)
+	Media(ctx context.Context, requestID, key, digest, file string, timeout time.Duration) (catalogclient.MediaFile, error)
+}
+
+// Meter counts the requests made with each key and answers their totals;
+// usage.Meter is one.
+type Meter interface {
+	// Record counts one request of keyID to product, answered with status.
+	Record(t time.Time, keyID, product string, status int)
+	// Totals returns keyID's requests to product today and this month
+	// (UTC), counting none before since.
+	Totals(ctx context.Context, keyID, product string, since time.Time) (today, month int64, err error)
+}
+
+// AuthFailures counts failed authentications per client address and says
+// when an address is blocked; limit.Failures is one.
+type AuthFailures interface {
+	Fail(ctx context.Context, addr string) (retryAfter time.Duration, blocked bool)
+}
 
 // Deps are what the API needs from the rest of the gateway.
 type Deps struct {
@@ -28,8 +58,8 @@ type Deps struct {
 	// reload takes effect on the next request.
 	Keys     func() *keys.Set
 	Limits   limit.Store
-	Failures *limit.Failures
-	Catalog  *catalogclient.Client
+	Failures AuthFailures
+	Catalog  Catalog
 	// DocsURL is the base of the envelope's docs links, without a slash;
 	// empty means this gateway's /docs at the request's host.
 	DocsURL string
@@ -56,7 +86,7 @@ type Deps struct {
 	CORSOrigins []string
 	// Usage, if not nil, counts every request made with a key and answers
 	// /api/v1/usage; nil turns metering off (the endpoint then reports 0).
-	Usage *usage.Meter
+	Usage Meter
 	// Media signs the media URLs of responses and serves /media.
 	Media MediaDeps
 	// FreeKeys, if not nil, throttles each key's requests to free

@@ -34,7 +34,7 @@ func (s *File) Close() {}
 
 // Create adds the key at the end of the file (see Append).
 func (s *File) Create(_ context.Context, n New) (Created, error) {
-	c, hash, err := prepare(n, s.now())
+	c, hash, err := Prepare(n, s.now())
 	if err != nil {
 		return Created{}, err
 	}
@@ -73,7 +73,7 @@ func (s *File) Get(_ context.Context, id string) (Key, error) {
 func (s *File) Update(_ context.Context, id string, c Change) (Key, error) {
 	var out Key
 	err := s.edit(id, func(list, item *yaml.Node, old Key) error {
-		k, err := apply(old, c, s.now())
+		k, err := Apply(old, c, s.now())
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (s *File) Rotate(_ context.Context, id string, overlap time.Duration) (Crea
 	err := s.edit(id, func(list, item *yaml.Node, old Key) error {
 		var hash string
 		var err error
-		if ended, next, hash, err = rotate(old, overlap, s.now()); err != nil {
+		if ended, next, hash, err = Rotation(old, overlap, s.now()); err != nil {
 			return err
 		}
 		setInstant(item, "expires_at", ended.ExpiresAt)

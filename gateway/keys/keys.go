@@ -1,10 +1,11 @@
 // Package keys owns the gateway's API keys: the keys file format (YAML that
 // holds a SHA-256 hash of each key, never a key in clear), the immutable Set
-// that tells which key a request presents, the two Stores that keep a Set in
-// memory and current (File follows the keys file on SIGHUP and on change;
-// Postgres follows a table through LISTEN/NOTIFY), the operations on keys
-// (create, list, update, rotate, delete) that both offer alike, and the
-// creation of new keys.
+// that tells which key a request presents, the Store that keeps a Set in
+// memory and current, with the operations on keys (create, list, update,
+// rotate, delete) and the rules every Store applies alike, the File store
+// (which follows the keys file on SIGHUP and on change), and the creation
+// of new keys. The PostgreSQL store is gateway/pgstore's, so that nothing
+// that only reads keys links a database driver.
 //
 // The keys file looks like this:
 //
@@ -152,6 +153,32 @@ func Parse(data []byte) (*Set, error) {
 		return nil, fmt.Errorf("keys file: %w", errors.Join(p.errs...))
 	}
 	return newSet(entries), nil
+}
+
+// Stored is a key as a store holds it, with its hash (Hash).
+type Stored struct {
+	Key  Key
+	Hash string
+}
+
+// NewSet returns the Set of the stored keys. A hash that is not of Hash's
+// form is an error naming the key's id.
+func NewSet(stored []Stored) (*Set, error) {
+	entries := make([]entry, len(stored))
+	for i, st := range stored {
+		d, ok := parseHash(st.Hash)
+		if !ok {
+			return nil, fmt.Errorf("key %q: the hash is not %s followed by 64 lowercase hex digits", st.Key.ID, hashPrefix)
+		}
+		entries[i] = entry{key: st.Key, digest: d}
+	}
+	return newSet(entries), nil
+}
+
+// ValidHash reports whether s has the form of Hash's results.
+func ValidHash(s string) bool {
+	_, ok := parseHash(s)
+	return ok
 }
 
 func newSet(entries []entry) *Set {

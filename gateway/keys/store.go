@@ -16,7 +16,7 @@ import (
 )
 
 // Store holds the keys, wherever they live (the keys file: File; a
-// PostgreSQL database: Postgres). Requests read the in-memory Set of
+// PostgreSQL database: gateway/pgstore's Keys). Requests read the in-memory Set of
 // Current, which never waits on the store; the other methods are the
 // operations of the admin API and the CLI, the same for every store.
 type Store interface {
@@ -56,7 +56,32 @@ var (
 	// ErrInvalidFile: the keys file does not parse, so it can be neither
 	// read nor changed until it is fixed (the keys in force stay).
 	ErrInvalidFile = errors.New("the keys file is invalid")
+	// ErrUnavailable wraps the errors of an operation that failed in the
+	// store or on the way to it: the database, or the file system (the
+	// lock file, a read, a write).
+	ErrUnavailable = errors.New("the key store is unavailable")
+	// ErrInvalidRow is wrapped by a RowError: a stored key that does not
+	// decode.
+	ErrInvalidRow = errors.New("the key's row in the database is invalid")
 )
+
+// RowError is a row of gateway_keys that does not decode into a key (a
+// plan that is not a string, no product, a malformed hash: what psql can
+// write and the table's first CHECKs let through). A load skips the row,
+// so that its key is refused and every other key stays in force; Get and
+// the changes of that id return the RowError, List reports it in
+// Page.Invalid. Delete works, to clean up.
+type RowError struct {
+	ID string
+	// Problem says what is wrong, naming the column; never a value.
+	Problem string
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("key %q: its row in gateway_keys is invalid: %s", e.ID, e.Problem)
+}
+
+func (e *RowError) Unwrap() error { return ErrInvalidRow }
 
 // InputError is a value a Store operation refuses; Field names it as the
 // admin API's JSON does (name, products, expiresAt, overlap, id).
@@ -112,9 +137,9 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 // maxName bounds a key's name.
 const maxName = 200
 
-// prepare validates n and makes the key Create stores, with its secret and
-// hash. Times are kept to the second in every store.
-func prepare(n New, now time.Time) (Created, string, error) {
+// Prepare validates n and makes the key a Store's Create stores, with its
+// secret and hash. Times are kept to the second in every store.
+func Prepare(n New, now time.Time) (c Created, hash string, err error) {
 	if n.ID == "" {
 		n.ID = NewID()
 	}
@@ -182,8 +207,9 @@ func checkExpiry(t, now time.Time) error {
 	return nil
 }
 
-// apply returns k changed by c.
-func apply(k Key, c Change, now time.Time) (Key, error) {
+// Apply returns k changed by c, or the InputError that refuses c: the
+// rule of every Store's Update.
+func Apply(k Key, c Change, now time.Time) (Key, error) {
 	if c.Name != nil {
 		if err := checkName(*c.Name); err != nil {
 			return Key{}, err
@@ -205,17 +231,17 @@ func apply(k Key, c Change, now time.Time) (Key, error) {
 	return k, check(k, now)
 }
 
-// rotate returns old as it is to be kept (ending overlap from now, or at
+// Rotation returns old as it is to be kept (ending overlap from now, or at
 // its own expiry if sooner) and the new key that replaces it, with the same
-// name, subscriptions and expiry.
-func rotate(old Key, overlap time.Duration, now time.Time) (ended Key, next Created, hash string, err error) {
+// name, subscriptions and expiry: the rule of every Store's Rotate.
+func Rotation(old Key, overlap time.Duration, now time.Time) (ended Key, next Created, hash string, err error) {
 	if overlap < 0 {
 		return Key{}, Created{}, "", &InputError{"overlap", "want a duration of 0 or more, such as 24h"}
 	}
 	if old.Disabled || old.Expired(now) {
 		return Key{}, Created{}, "", fmt.Errorf("key %q: %w", old.ID, ErrDisabled)
 	}
-	next, hash, err = prepare(New{Products: old.Products, ExpiresAt: old.ExpiresAt}, now)
+	next, hash, err = Prepare(New{Products: old.Products, ExpiresAt: old.ExpiresAt}, now)
 	if err != nil {
 		return Key{}, Created{}, "", err
 	}

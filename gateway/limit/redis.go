@@ -2,9 +2,7 @@ package limit
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -229,73 +227,4 @@ func unprefixed(keys []string) []string {
 		out[i] = strings.TrimPrefix(k, redisRatePrefix)
 	}
 	return out
-}
-
-// Timeouts of a client made by NewRedisClient, unless its URL sets them:
-// short, because a request waits for them, and a circuit breaker (see
-// Resilient) stops the waiting once Redis is known to be down.
-const (
-	RedisDialTimeout = 250 * time.Millisecond
-	RedisIOTimeout   = 250 * time.Millisecond // read and write
-	RedisPoolTimeout = 250 * time.Millisecond // waiting for a free connection
-)
-
-// NewRedisClient returns a client for rawURL: a redis:// or rediss:// URL
-// as go-redis parses it (redis.ParseURL), which may carry go-redis options
-// as query parameters (read_timeout=50ms, pool_size=...). With more seed
-// nodes as addr= parameters, or with cluster=true (a managed Redis whose one
-// address is a cluster configuration endpoint), it returns a Cluster client
-// (redis.ParseClusterURL).
-//
-// Timeouts default to RedisDialTimeout, RedisIOTimeout and
-// RedisPoolTimeout, one dial attempt, and no retries: a script that timed
-// out may have run, and running it again would count the request twice.
-func NewRedisClient(rawURL string) (redis.UniversalClient, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("limit: redis url: %w", err)
-	}
-	q := u.Query()
-	cluster := len(q["addr"]) > 0
-	if v, ok := q["cluster"]; ok {
-		if len(v) != 1 || (v[0] != "true" && v[0] != "false") {
-			return nil, errors.New("limit: redis url: cluster: want true or false")
-		}
-		cluster = cluster || v[0] == "true"
-		q.Del("cluster")
-		u.RawQuery = q.Encode()
-	}
-	if cluster {
-		o, err := redis.ParseClusterURL(u.String())
-		if err != nil {
-			return nil, fmt.Errorf("limit: %w", err)
-		}
-		setDefault(&o.DialTimeout, RedisDialTimeout)
-		setDefault(&o.ReadTimeout, RedisIOTimeout)
-		setDefault(&o.WriteTimeout, RedisIOTimeout)
-		setDefault(&o.PoolTimeout, RedisPoolTimeout)
-		setDefault(&o.DialerRetries, 1)
-		setDefault(&o.MaxRetries, -1)
-		o.ContextTimeoutEnabled = true
-		return redis.NewClusterClient(o), nil
-	}
-	o, err := redis.ParseURL(u.String())
-	if err != nil {
-		return nil, fmt.Errorf("limit: %w", err)
-	}
-	setDefault(&o.DialTimeout, RedisDialTimeout)
-	setDefault(&o.ReadTimeout, RedisIOTimeout)
-	setDefault(&o.WriteTimeout, RedisIOTimeout)
-	setDefault(&o.PoolTimeout, RedisPoolTimeout)
-	setDefault(&o.DialerRetries, 1)
-	setDefault(&o.MaxRetries, -1)
-	o.ContextTimeoutEnabled = true
-	return redis.NewClient(o), nil
-}
-
-func setDefault[T comparable](v *T, def T) {
-	var zero T
-	if *v == zero {
-		*v = def
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/exercisedb/exercisedb/gateway/limit/redistest"
+	"github.com/exercisedb/exercisedb/gateway/redisconn"
 	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
@@ -33,10 +34,10 @@ func newRedis(t *testing.T, now func() time.Time) (*Redis, redis.UniversalClient
 	return NewRedis(client, prefix, now), client, prefix
 }
 
-// redisClient is NewRedisClient(url), closed when the test ends.
+// redisClient is redisconn.Open(url), closed when the test ends.
 func redisClient(t testing.TB, url string) redis.UniversalClient {
 	t.Helper()
-	c, err := NewRedisClient(url)
+	c, err := redisconn.Open(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,50 +377,6 @@ func testRedisOutage(t *testing.T, policy Policy, down, up func(*redistest.Serve
 	}
 	if got := [2]int{logs.count(t, msgDown), logs.count(t, msgUp)}; got != [2]int{1, 1} {
 		t.Errorf("logged %q and %q %v times, want once each", msgDown, msgUp, got)
-	}
-}
-
-func TestNewRedisClient(t *testing.T) {
-	for _, tc := range []struct {
-		url     string
-		cluster bool
-		addrs   []string
-		read    time.Duration
-	}{
-		{"redis://127.0.0.1:6379/0", false, []string{"127.0.0.1:6379"}, RedisIOTimeout},
-		{"redis://:secret@redis:6380/2?read_timeout=50ms", false, []string{"redis:6380"}, 50 * time.Millisecond},
-		{"redis://cfg.example.com:6379?cluster=true", true, []string{"cfg.example.com:6379"}, RedisIOTimeout},
-		{"rediss://a:6379?addr=b:6379&addr=c:6379", true, []string{"a:6379", "b:6379", "c:6379"}, RedisIOTimeout},
-		{"redis://a:6379?cluster=false", false, []string{"a:6379"}, RedisIOTimeout},
-	} {
-		t.Run(tc.url, func(t *testing.T) {
-			c, err := NewRedisClient(tc.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			switch cc := c.(type) {
-			case *redis.Client:
-				o := cc.Options()
-				if tc.cluster || o.Addr != tc.addrs[0] || o.ReadTimeout != tc.read || o.DialTimeout != RedisDialTimeout ||
-					o.MaxRetries != 0 || o.DialerRetries != 1 || !o.ContextTimeoutEnabled {
-					t.Errorf("single-node options %+v", o)
-				}
-			case *redis.ClusterClient:
-				o := cc.Options()
-				if !tc.cluster || !slices.Equal(o.Addrs, tc.addrs) || o.ReadTimeout != tc.read || o.MaxRetries > 0 || o.DialerRetries != 1 || !o.ContextTimeoutEnabled {
-					t.Errorf("cluster options %+v", o)
-				}
-			default:
-				t.Fatalf("client %T", c)
-			}
-		})
-	}
-	for _, bad := range []string{"http://a:6379", "redis://a:6379?cluster=yes", "redis://a:6379?frobnicate=1", "redis://a:6379/x"} {
-		if c, err := NewRedisClient(bad); err == nil {
-			c.Close()
-			t.Errorf("NewRedisClient(%q): no error", bad)
-		}
 	}
 }
 

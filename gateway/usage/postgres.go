@@ -14,8 +14,8 @@ import (
 )
 
 // postgresStore keeps the counts in PostgreSQL, shared by every replica,
-// in the tables the key store's migrations make (gateway/keys/migrations,
-// 003_gateway_usage.sql, applied by keys.OpenPostgres): gateway_usage, a
+// in the tables the key store's migrations make (gateway/pgstore/migrations,
+// 003_gateway_usage.sql, applied by pgstore.OpenKeys): gateway_usage, a
 // row per key, UTC day, product and status class with its count n; and
 // gateway_usage_last, each key's last use. A flush is one statement (both
 // upserts), so it is added whole or not at all; days past the retention

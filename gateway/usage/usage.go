@@ -8,7 +8,7 @@
 // allocation once a key's counter for the day exists) and flushes them
 // every Interval to its store: Redis (HINCRBY in one pipeline, per-day
 // hashes that expire after Retention), PostgreSQL (one upsert statement
-// into the tables gateway/keys/migrations makes), or, with neither, a
+// into the tables gateway/pgstore/migrations makes), or, with neither, a
 // table in the process's memory. A flush that fails keeps its counts and
 // is retried at the next one, up to MaxPending counters; a crash loses
 // what was not flushed yet, at most one Interval of counts.
@@ -144,7 +144,7 @@ type Options struct {
 	Prefix string
 	// Postgres, if not nil and Redis is nil, is where counts are flushed:
 	// the tables gateway_usage and gateway_usage_last of its search_path,
-	// which keys.OpenPostgres's migrations make. With neither, counts stay
+	// which pgstore.OpenKeys's migrations make. With neither, counts stay
 	// in this process's memory, lost when it exits.
 	Postgres *pgxpool.Pool
 	// Interval is the time between two flushes. Default DefaultInterval.

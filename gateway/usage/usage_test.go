@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit/redistest"
+	"github.com/exercisedb/exercisedb/gateway/pgstore"
 	"github.com/exercisedb/exercisedb/internal/pgtest"
 )
 
@@ -52,7 +52,7 @@ func postgresPool(t *testing.T) *pgxpool.Pool {
 func postgresURL(t *testing.T) string {
 	t.Helper()
 	url, _ := pgtest.URL(t)
-	k, err := keys.OpenPostgres(context.Background(), url, keys.PostgresOptions{})
+	k, err := pgstore.OpenKeys(context.Background(), url, pgstore.KeysOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

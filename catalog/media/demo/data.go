@@ -46,8 +46,8 @@ type template struct {
 	// View is "side" (default) or "front": the figure faces the viewer and
 	// the pose is read in the frontal plane (see front.go).
 	View string `yaml:"view"`
-	// Hook is the joint a front view's cable or band pulls: "wrist"
-	// (default), "ankle" or "head".
+	// Hook is the joint the cable, band or straps pull: "wrist"
+	// (default), "ankle", "hip" or (front view) "head".
 	Hook string `yaml:"hook"`
 	// Pair adds a second cable stack mirrored on the far side, its cable
 	// to the far hand (a front view's crossover).
@@ -292,7 +292,8 @@ func (l *library) check() error {
 var propKinds = map[string]bool{
 	"bench": true, "box": true, "ball": true, "cable": true, "band": true, "bar": true,
 	"machine": true, "roller": true, "rings": true, "station": true, "landmine": true,
-	"sled": true, "rope": true, "wall": true, "strap": true,
+	"sled": true, "rope": true, "wall": true, "strap": true, "pole": true,
+	"plate": true,
 }
 
 func checkProp(k string, p place) error {
@@ -332,8 +333,8 @@ func (l *library) compile(t *template) error {
 	if t.View != "" && t.View != "side" && t.View != "front" && t.View != "end" {
 		return fmt.Errorf("view %q (want side, front or end)", t.View)
 	}
-	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" {
-		return fmt.Errorf("hook %q (want wrist, ankle or head)", t.Hook)
+	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" && t.Hook != "hip" {
+		return fmt.Errorf("hook %q (want wrist, ankle, head or hip)", t.Hook)
 	}
 	for _, f := range t.Fix {
 		if f != "hands" && f != "feet" && f != "hand" && f != "foot" {

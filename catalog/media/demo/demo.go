@@ -18,7 +18,7 @@ import (
 )
 
 // Version names the renderer and its data; bump it whenever any output pixel could change.
-const Version = "demo/4"
+const Version = "demo/5"
 
 // FPS is the frame rate of every animation.
 const FPS = 12
@@ -459,7 +459,16 @@ func (d Demo) bodies() []body {
 }
 
 // Frames renders the loop at height×height pixels.
-func (d Demo) Frames(height int) []*image.RGBA {
+func (d Demo) Frames(height int) []*image.RGBA { return d.FramesIn(nil, height) }
+
+// A FrameBuffer keeps the pixels of one drawing for the next, so that a
+// caller drawing many demonstrations in turn allocates once: fresh memory
+// for a 720 px loop costs more in page faults than drawing it does.
+type FrameBuffer struct{ pix []uint8 }
+
+// FramesIn is Frames drawn into fb's storage (grown when too small); the
+// frames are valid until fb is used again. A nil fb allocates.
+func (d Demo) FramesIn(fb *FrameBuffer, height int) []*image.RGBA {
 	if height < 16 {
 		height = 16
 	}
@@ -473,7 +482,7 @@ func (d Demo) Frames(height int) []*image.RGBA {
 	st.back.bounds(&bb)
 	for i := range bs {
 		if d.front() {
-			scenes[i] = d.frontScene(&bs[i], st)
+			scenes[i] = d.frontScene(&bs[i], st, float64(i)/float64(len(bs)))
 		} else {
 			scenes[i] = d.frameScene(&bs[i], st, i, len(bs))
 		}
@@ -491,7 +500,16 @@ func (d Demo) Frames(height int) []*image.RGBA {
 	// One allocation holds every frame; one canvas draws them all, each
 	// frame a band of it, so the rasterizer's buffers are reused.
 	n := len(bg.Pix)
-	all := &image.RGBA{Pix: make([]uint8, n*len(bs)), Stride: bg.Stride, Rect: image.Rect(0, 0, height, height*len(bs))}
+	var pix []uint8
+	if fb != nil && cap(fb.pix) >= n*len(bs) {
+		pix = fb.pix[:n*len(bs)]
+	} else {
+		pix = make([]uint8, n*len(bs))
+		if fb != nil {
+			fb.pix = pix
+		}
+	}
+	all := &image.RGBA{Pix: pix, Stride: bg.Stride, Rect: image.Rect(0, 0, height, height*len(bs))}
 	c := paint.On(all, 1, 0, 0)
 	out := make([]*image.RGBA, len(bs))
 	for i := range bs {

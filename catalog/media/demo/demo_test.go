@@ -19,6 +19,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/catalog/media/paint"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden.txt")
@@ -351,8 +352,8 @@ func BenchmarkFrames360(b *testing.B) { benchRecord(b, 360) }
 func BenchmarkFrames720(b *testing.B) { benchRecord(b, 720) }
 
 // TestFrontTurn checks that fwd turns a front-view arm towards the viewer
-// (its sideways reach shrinks, then crosses over) and that hfwd and kfwd
-// shorten the thigh and the shank.
+// (its sideways reach shrinks, then crosses over) and that efwd, hfwd and
+// kfwd shorten the forearm, the thigh and the shank.
 func TestFrontTurn(t *testing.T) {
 	reach := func(m map[string]float64) body {
 		p, _ := unsetPose().overlay(m)
@@ -368,12 +369,37 @@ func TestFrontTurn(t *testing.T) {
 	if front.arm.tip.Y != out.arm.tip.Y {
 		t.Fatal("turning the arm changed its height")
 	}
+	rotated := reach(map[string]float64{"sh": 90, "el": 90, "efwd": 60})
+	if l := rotated.arm.end.sub(rotated.arm.mid).lenv(); math.Abs(l-foreArm/2) > 1e-6 {
+		t.Fatalf("forearm at 60 degrees towards the viewer drawn %.1f long", l)
+	}
 	seated := reach(map[string]float64{"hfwd": 80, "kfwd": 60})
 	if l := seated.leg.root.Y - seated.leg.mid.Y; l > thighLen*0.3 {
 		t.Fatalf("thigh towards the viewer drawn %.1f long", l)
 	}
 	if l := seated.leg.mid.Y - seated.leg.end.Y; math.Abs(l-shankLen/2) > 1e-6 {
 		t.Fatalf("shank at 60 degrees drawn %.1f long", l)
+	}
+}
+
+// TestFrontBow checks that bow drops a front-view torso's shoulders by its
+// foreshortening, the arms hanging from them unchanged in length, and turns
+// the upper back to the viewer when bent far over.
+func TestFrontBow(t *testing.T) {
+	at := func(m map[string]float64) body {
+		p, _ := unsetPose().overlay(m)
+		return pose2front(p.complete(), false)
+	}
+	up := at(map[string]float64{"sh": 10})
+	bent := at(map[string]float64{"sh": 10, "bow": 60})
+	if d := up.shoulder.Y - bent.shoulder.Y; math.Abs(d-torsoLen/2) > 1e-6 {
+		t.Fatalf("shoulders dropped %.1f at bow 60, want %.1f", d, torsoLen/2)
+	}
+	if a, b := up.arm.tip.sub(up.arm.root), bent.arm.tip.sub(bent.arm.root); a.sub(b).lenv() > 1e-6 {
+		t.Fatalf("the arm changed from %v to %v", a, b)
+	}
+	if up.back || !bent.back || bent.head.Y > up.head.Y-torsoLen/2 {
+		t.Fatalf("back towards the viewer: upright %v, bowed %v; head at %.1f", up.back, bent.back, bent.head.Y)
 	}
 }
 
@@ -418,5 +444,197 @@ func TestEndView(t *testing.T) {
 	}
 	if lo > 5 || hi < 25 {
 		t.Fatalf("hands between %.1f and %.1f above the shoulders", lo, hi)
+	}
+}
+
+// TestFrontBar checks that a front template placing a bar draws the
+// pull-up bar level through both hands of the first frame, and nothing
+// without the bar among the equipment.
+func TestFrontBar(t *testing.T) {
+	d := For(inputOf(record(t, "archer pull-up")))
+	if !d.front() {
+		t.Fatalf("archer pull-up drawn with %q, not from the front", d.Template())
+	}
+	bs := d.bodies()
+	b := &bs[0]
+	lo, hi := math.Min(b.arm.tip.X, b.arm2.tip.X), math.Max(b.arm.tip.X, b.arm2.tip.X)
+	found := false
+	for _, s := range d.frontStatics(b).back {
+		if s.kind == kCapsule && s.a.Y == s.b.Y && math.Abs(s.a.Y-b.arm.end.Y-1) < 1e-9 && s.a.X < lo && s.b.X > hi {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no level bar through both hands")
+	}
+	d.equip = nil
+	if n := len(d.frontStatics(b).back); n != 0 {
+		t.Fatalf("%d shapes drawn without the bar", n)
+	}
+}
+
+// TestFrontPlacedProps checks that a front view draws the foam roller and
+// the bar's upright only where its template places them: under the thigh
+// of a side-lying roll, and gripped by a human flag.
+func TestFrontPlacedProps(t *testing.T) {
+	count := func(name string) (rollers, uprights int) {
+		d := For(inputOf(record(t, name)))
+		if !d.front() {
+			t.Fatalf("%s drawn with %q, not from the front", name, d.Template())
+		}
+		for _, s := range d.frontStatics(&d.bodies()[0]).back {
+			if s.kind == kCircle && s.col == paint.Accent {
+				rollers++
+			}
+			if s.kind == kPoly && s.col == paint.Frame && s.pts[2].Y-s.pts[0].Y > 100 {
+				uprights++
+			}
+		}
+		return rollers, uprights
+	}
+	for _, c := range []struct {
+		name              string
+		rollers, uprights int
+	}{{"it band foam roll", 1, 0}, {"human flag", 0, 1}, {"lateral lunge", 0, 0}} {
+		if r, u := count(c.name); r != c.rollers || u != c.uprights {
+			t.Errorf("%s: %d rollers and %d uprights drawn, want %d and %d", c.name, r, u, c.rollers, c.uprights)
+		}
+	}
+}
+
+// TestPlatePile checks that plates stood on are drawn underfoot, not in
+// the hand: a deficit reverse lunge starts standing on them.
+func TestPlatePile(t *testing.T) {
+	d := For(inputOf(record(t, "deficit reverse lunge")))
+	if d.hasEquip("weight plate") {
+		t.Fatal("the plate is also held")
+	}
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	var bb box
+	st.back.bounds(&bb)
+	foot := bs[0].leg
+	sole := math.Min(foot.tip.Y, foot.heel.Y) - footW/2
+	if math.Abs(bb.y1-sole) > 0.5 || bb.y0 > 0.1 || foot.end.X < bb.x0 || foot.end.X > bb.x1 {
+		t.Fatalf("plates %+v, standing foot at %v, sole at %.1f", bb, foot.end, sole)
+	}
+}
+
+// TestSideHooks checks that a side view's straps, band or towed sled pull
+// on the joint the template hooks: the heels in a suspension trainer, the
+// waist of a sled sprint.
+func TestSideHooks(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		from  func(statics) vec
+		joint func(*body) vec
+	}{
+		{"suspension trainer hamstring curl", func(st statics) vec { return st.strap }, func(b *body) vec { return b.leg.end.add(vec{0, 2}) }},
+		{"sled sprint", func(st statics) vec { return st.tow }, func(b *body) vec { return b.hip }},
+	} {
+		d := For(inputOf(record(t, c.name)))
+		bs := d.bodies()
+		st := d.staticProps(&bs[0])
+		for i := range bs {
+			found := false
+			for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+				found = found || sh.kind == kCapsule && sh.a == c.from(st) && sh.b == c.joint(&bs[i])
+			}
+			if !found {
+				t.Fatalf("%s frame %d: nothing runs from %v to %v", c.name, i, c.from(st), c.joint(&bs[i]))
+			}
+		}
+	}
+}
+
+// TestFrontJumpRope checks that a front view turns its jump rope: under
+// the feet as a loop starts, over the head a quarter loop later.
+func TestFrontJumpRope(t *testing.T) {
+	d := For(inputOf(record(t, "jump rope jumping jack")))
+	if !d.front() {
+		t.Fatalf("drawn with %q, not from the front", d.Template())
+	}
+	bs := d.bodies()
+	st := d.frontStatics(&bs[0])
+	ropeY := func(i int) (lo, hi float64) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, sh := range d.frontScene(&bs[i], st, float64(i)/float64(len(bs))) {
+			if sh.kind == kCapsule && sh.col == paint.Accent {
+				lo, hi = math.Min(lo, math.Min(sh.a.Y, sh.b.Y)), math.Max(hi, math.Max(sh.a.Y, sh.b.Y))
+			}
+		}
+		return lo, hi
+	}
+	if lo, _ := ropeY(0); lo > frontLowest(&bs[0]) {
+		t.Fatalf("rope at %.1f as the loop starts, the feet at %.1f", lo, frontLowest(&bs[0]))
+	}
+	q := len(bs) / 4
+	if _, hi := ropeY(q); hi < bs[q].head.Y+headR {
+		t.Fatalf("rope up to %.1f a quarter loop later, the head at %.1f", hi, bs[q].head.Y)
+	}
+}
+
+// TestLiftedTyre checks that a tyre flip starts with the tyre flat on the
+// floor and tips it up onto its edge as the hands drive it.
+func TestLiftedTyre(t *testing.T) {
+	d := For(inputOf(record(t, "tyre flip")))
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	top := func(i int) float64 {
+		y := math.Inf(-1)
+		for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+			if sh.kind == kPoly && sh.col == paint.Iron {
+				for _, p := range sh.pts {
+					y = math.Max(y, p.Y)
+				}
+			}
+		}
+		return y
+	}
+	if y := top(0); math.Abs(y-13) > 0.5 {
+		t.Fatalf("the tyre reaches %.1f at the start, not lying flat", y)
+	}
+	if y := top(len(bs) * 3 / 4); y < liftedTyreLen*0.8 {
+		t.Fatalf("the tyre reaches only %.1f as it is pushed over", y)
+	}
+}
+
+// TestBallUnderHeels checks that a ball hooked at the ankles rolls with
+// the heels in a leg curl, staying on the floor.
+func TestBallUnderHeels(t *testing.T) {
+	d := For(inputOf(record(t, "stability ball leg curl")))
+	bs := d.bodies()
+	st := d.staticProps(&bs[0])
+	for i := range bs {
+		found := false
+		for _, sh := range d.frameScene(&bs[i], st, i, len(bs)) {
+			found = found || sh.kind == kCircle && sh.col == paint.Accent && math.Abs(sh.a.X-bs[i].leg.end.X) < 2 && sh.a.Y == sh.w
+		}
+		if !found {
+			t.Fatalf("frame %d: no ball on the floor under the heel at %v", i, bs[i].leg.end)
+		}
+	}
+}
+
+// TestFrontStraps checks that a front view draws suspension straps from
+// the anchor to both hands where the data places the anchor, and none
+// where it does not.
+func TestFrontStraps(t *testing.T) {
+	for name, want := range map[string]bool{"suspension trainer side lunge": true, "suspension trainer side plank": false} {
+		d := For(inputOf(record(t, name)))
+		if !d.front() {
+			t.Fatalf("%s drawn with %q, not from the front", name, d.Template())
+		}
+		bs := d.bodies()
+		st := d.frontStatics(&bs[0])
+		hands := 0
+		for _, sh := range d.frontScene(&bs[0], st, 0) {
+			if sh.kind == kCapsule && sh.a == st.strap && (sh.b == bs[0].arm.tip || sh.b == bs[0].arm2.tip) {
+				hands++
+			}
+		}
+		if (hands == 2) != want || (st.strap != vec{}) != want {
+			t.Fatalf("%s: straps to %d hands, anchor %v", name, hands, st.strap)
+		}
 	}
 }

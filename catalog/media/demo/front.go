@@ -32,7 +32,7 @@ func pose2front(p pose, end bool) body {
 	// head tilts the neck and head towards the near shoulder
 	b.neck = b.shoulder.add(dir(180 - p[fHead]*0.5).mul(neckLen))
 	b.head = b.neck.add(dir(180 - p[fHead]).mul(headR * 0.9))
-	arm := func(s, sh, el, fwd float64) limb {
+	arm := func(s, sh, el, fwd, efwd float64) limb {
 		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
 		// fwd turns the arm about a vertical axis through the shoulder:
 		// seen from the front, its sideways reach shrinks by cos(fwd) and
@@ -51,7 +51,8 @@ func pose2front(p pose, end bool) body {
 		}
 		var u, f vec
 		u, l.a1 = seg(s*sh, upperArm)
-		f, l.a2 = seg(s*(sh+el), foreArm)
+		// a forearm pointing towards the viewer looks shorter
+		f, l.a2 = seg(s*(sh+el), foreArm*math.Max(0.15, math.Cos(efwd*math.Pi/180)))
 		l.mid = l.root.add(u)
 		l.end = l.mid.add(f)
 		l.tip = l.end.add(f.mul(2 / foreArm))
@@ -68,10 +69,26 @@ func pose2front(p pose, end bool) body {
 		l.heel = l.end.add(vec{-s * 0.8, -2.2})
 		return l
 	}
-	b.arm = arm(1, p[fSh], p[fEl], p[fFwd])
-	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2])
+	b.arm = arm(1, p[fSh], p[fEl], p[fFwd], p[fEfwd])
+	b.arm2 = arm(-1, p[fSh2], p[fEl2], p[fFwd2], p[fEfwd2])
 	b.leg = leg(1, p[fHip], p[fKn], p[fHfwd], p[fKfwd])
 	b.leg2 = leg(-1, p[fHip2], p[fKn2], p[fHfwd2], p[fKfwd2])
+	if bow := p[fBow]; bow != 0 {
+		// a torso bowed towards the viewer looks shorter: the shoulders and
+		// the arms hanging from them drop, the head stays in front of them
+		c := math.Cos(bow * math.Pi / 180)
+		drop := vec{0, -torsoLen * (1 - c)}
+		sh := b.shoulder
+		b.shoulder = sh.add(drop)
+		b.neck = b.shoulder.add(b.neck.sub(sh).mul(c))
+		b.head = b.shoulder.add(b.head.sub(sh).mul(c)).add(vec{0, -(1 - c) * headR * 0.6})
+		for _, l := range []*limb{&b.arm, &b.arm2} {
+			for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip} {
+				*v = v.add(drop)
+			}
+		}
+		b.back = bow >= 45
+	}
 	if t := p[fTrunk]; t != 0 {
 		sin, cos := math.Sincos(-t * math.Pi / 180)
 		rot := func(v *vec) { *v = vec{v.X*cos - v.Y*sin, v.X*sin + v.Y*cos} }
@@ -206,7 +223,8 @@ func frontFigure(s *scene, b *body, t tint) {
 	}
 	// torso points in its own frame: x across, y up from the hips
 	up := b.shoulder.sub(b.hip).mul(1 / torsoLen)
-	at := func(x, y float64) vec { return b.hip.add(vec{up.Y, -up.X}.mul(x)).add(up.mul(y)) }
+	across := vec{up.Y, -up.X}.mul(1 / up.lenv()) // full width even when bowed
+	at := func(x, y float64) vec { return b.hip.add(across.mul(x)).add(up.mul(y)) }
 	s.capsule(at(-hipHalf, 0), at(hipHalf, 0), thighW, c)
 	s.poly(c, at(-hipHalf-3.5, 0), at(hipHalf+3.5, 0), at(shoulderHalf+1, torsoLen-2), at(-shoulderHalf-1, torsoLen-2))
 	s.capsule(at(-shoulderHalf, torsoLen-2), at(shoulderHalf, torsoLen-2), 7, c)
@@ -215,6 +233,20 @@ func frontFigure(s *scene, b *body, t tint) {
 	if col, ok := t["neck"]; ok {
 		s.capsule(at(0, torsoLen+1.5), b.neck, 6*0.8, col)
 	}
+	front := t
+	if b.back { // the chest and belly face the floor; the upper back faces the viewer
+		front = tint{}
+		for k, v := range t {
+			front[k] = v
+		}
+		delete(front, "chest")
+		delete(front, "abs")
+		delete(front, "obliques")
+		if col, ok := t["upper-back"]; ok {
+			front["chest"] = col
+		}
+	}
+	t = front
 	for _, x := range []float64{-1, 1} {
 		if col, ok := t["chest"]; ok {
 			s.capsule(at(x*2.6, torsoLen-6), at(x*6, torsoLen-6.5), 5.5, col)
@@ -276,14 +308,35 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			st.band = anchor(b, d.place("band", d.place("cable", place{At: "world", X: 30, Y: 2})))
 			s.rect(st.band.X-2, 0, st.band.X+2, st.band.Y+1.5, paint.Iron)
-		case "bench", "leverage machine", "stability ball", "plyo box":
-			// a seat under the pelvis or a box under a foot, only where the template places one
-			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box"}[e]
+		case "pull-up bar":
+			// the upright of a bar station, only where the template places
+			// one (a human flag grips it)
+			p, ok := d.tmpl.Props["pole"]
+			if !ok {
+				continue
+			}
+			a := anchor(b, p)
+			s.rect(a.X-1.8, 0, a.X+1.8, orDefault(p.H, 110), paint.Frame)
+		case "gymnastic rings", "suspension trainer":
+			// only where the data places the anchor, above the figure
+			if p := d.place("rings", place{}); p.At != "" {
+				st.strap = anchor(b, p)
+				s.rect(st.strap.X-6, st.strap.Y, st.strap.X+6, st.strap.Y+2.5, paint.Frame)
+			}
+		case "bench", "leverage machine", "stability ball", "plyo box", "foam roller":
+			// a seat under the pelvis, a box under a foot or a roller under
+			// a side-lying body, only where the template places one
+			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box", "foam roller": "roller"}[e]
 			p, ok := d.tmpl.Props[kind]
 			if !ok {
 				continue
 			}
 			a := anchor(b, p)
+			if e == "foam roller" { // seen end on, w across (default 10)
+				r := orDefault(p.W, 10) / 2
+				s.circle(vec{a.X, r}, r, paint.Accent)
+				continue
+			}
 			w := orDefault(p.W, 26)
 			if e == "stability ball" {
 				s.circle(vec{a.X, w / 2}, w/2, paint.Accent)
@@ -295,6 +348,15 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 		}
 	}
+	if p, ok := d.tmpl.Props["bar"]; ok && d.hasEquip("pull-up bar") {
+		// seen from the front the bar runs across, level through both hands
+		y := anchor(b, p).Y
+		x0, x1 := math.Min(b.arm.tip.X, b.arm2.tip.X)-16, math.Max(b.arm.tip.X, b.arm2.tip.X)+16
+		s.capsule(vec{x0, y}, vec{x1, y}, 2.6, paint.Frame)
+		s.capsule(vec{x0, y}, vec{x0, 0}, 3.2, paint.Frame)
+		s.capsule(vec{x1, y}, vec{x1, 0}, 3.2, paint.Frame)
+	}
+	d.platePile(b, s)
 	if d.tmpl.Pair && st.pulley != (vec{}) {
 		x := -st.pulley.X
 		s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
@@ -303,16 +365,26 @@ func (d Demo) frontStatics(b *body) statics {
 	return st
 }
 
-// frontScene draws one frame of the front view: the figure, what the hands
-// hold, and the cable or band to the template's hook (wrist or ankle).
-func (d Demo) frontScene(b *body, st statics) scene {
+// frontScene draws one frame, at phase u of the loop, of the front view:
+// the figure, what the hands hold, and the cable or band to the template's
+// hook (wrist or ankle).
+func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	var s scene
+	rope := d.hasEquip("jump rope")
+	// the rope turns twice a loop, rising behind the body and falling in
+	// front of it, under the feet at the start of each half loop
+	ropeBehind := rope && math.Mod(2*u, 1) < 0.5
+	if ropeBehind {
+		frontJumpRope(&s, b, u)
+	}
 	hook := b.arm.tip
 	switch d.tmpl.Hook {
 	case "ankle":
 		hook = b.leg.end
 	case "head":
 		hook = b.head
+	case "hip":
+		hook = b.hip
 	}
 	for _, e := range d.equip {
 		switch e {
@@ -355,7 +427,58 @@ func (d Demo) frontScene(b *body, st statics) scene {
 	if d.tmpl.Hook == "ankle" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
 		s.ring(hook, 3.4, 2, paint.Iron)
 	}
+	if rope && !ropeBehind {
+		frontJumpRope(&s, b, u)
+	}
+	if st.strap != (vec{}) { // a strap from the anchor to each hand
+		for _, h := range []vec{b.arm.tip, b.arm2.tip} {
+			s.capsule(st.strap, h, 1.4, paint.Iron)
+			s.capsule(h.add(vec{-2.5, 0}), h.add(vec{2.5, 0}), 2, paint.Accent)
+		}
+	}
+	if d.hasEquip("battle ropes") {
+		for i, h := range []vec{b.arm.tip, b.arm2.tip} {
+			frontBattleRope(&s, h, float64(1-2*i), u)
+		}
+	}
 	return s
+}
+
+// frontJumpRope draws a turning jump rope seen from the front: a loop from
+// hand to hand whose middle sweeps from under the feet up over the head
+// and back, twice a loop.
+func frontJumpRope(s *scene, b *body, u float64) {
+	h1, h2 := b.arm.tip, b.arm2.tip
+	c := b.hip.Y + 8
+	y := math.Max(0.6, c-62*math.Cos(4*math.Pi*u))
+	mid := vec{(h1.X + h2.X) / 2, y}
+	ctl := mid.mul(2).sub(h1.lerp(h2, 0.5))
+	prev := h1
+	const segs = 12
+	for k := 1; k <= segs; k++ {
+		t := float64(k) / segs
+		p := h1.mul((1 - t) * (1 - t)).add(ctl.mul(2 * t * (1 - t))).add(h2.mul(t * t))
+		// the loop swings a little wider than the hands
+		p.X += 5 * math.Sin(math.Pi*t) * sign(h1.X-h2.X) * (0.5 - t) * 2
+		s.capsule(prev, p, 1.3, paint.Accent)
+		prev = p
+	}
+}
+
+// frontBattleRope draws one battle rope from a hand towards its anchor in
+// front of the figure (towards the viewer, so down to the floor), with
+// waves running along it; side is +1 for the near hand.
+func frontBattleRope(s *scene, hand vec, side, u float64) {
+	end := vec{hand.X + side*6, 1}
+	prev := hand
+	const segs = 10
+	for k := 1; k <= segs; k++ {
+		t := float64(k) / segs
+		p := hand.lerp(end, t)
+		p.X += 4 * (1 - t) * math.Sin(2*math.Pi*(2*t-u))
+		s.capsule(prev, p, 2, paint.Iron)
+		prev = p
+	}
 }
 
 // reachLegFront re-aims a front-view leg so its ankle is at target, the

@@ -51,12 +51,15 @@ const (
 	fHfwd2
 	fKfwd // front view only: near shank pointing towards the viewer (knees up in front of a seated figure)
 	fKfwd2
+	fEfwd // front view only: near forearm pointing towards the viewer (a 90/90 shoulder rotation)
+	fEfwd2
+	fBow  // front view only: the torso bowed forward towards the viewer (a bent-over figure seen from the front)
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -67,7 +70,7 @@ var fieldIndex = func() map[string]int {
 }()
 
 // farOf maps a far field to its near field.
-var farOf = map[int]int{fSh2: fSh, fEl2: fEl, fHip2: fHip, fKn2: fKn, fAn2: fAn, fFwd2: fFwd, fHfwd2: fHfwd, fKfwd2: fKfwd}
+var farOf = map[int]int{fSh2: fSh, fEl2: fEl, fHip2: fHip, fKn2: fKn, fAn2: fAn, fFwd2: fFwd, fHfwd2: fHfwd, fKfwd2: fKfwd, fEfwd2: fEfwd}
 
 // pose is a full set of joint values; NaN means "not set" (far limbs follow
 // the near ones).
@@ -145,6 +148,7 @@ type body struct {
 	trunkAbs                  float64 // absolute angle of the torso (hip → shoulder)
 	arm, arm2, leg, leg2      limb
 	end                       bool // seen along the body from its feet (front.go)
+	back                      bool // bowed so far that the top of the back faces the viewer (front.go)
 }
 
 func (b *body) translate(d vec) {

@@ -8,13 +8,17 @@ import (
 
 // statics are the props that stand still, placed from the first frame.
 type statics struct {
-	back     scene // drawn behind the figure
-	pulley   vec   // cable: where the cable leaves the stack
-	band     vec   // resistance band anchor
-	strap    vec   // rings and suspension trainer anchor
-	pivot    vec   // landmine pivot
-	ropeEnd  vec   // battle ropes anchor
-	flywheel vec   // rowing machine and ski erg
+	back     scene   // drawn behind the figure
+	pulley   vec     // cable: where the cable leaves the stack
+	band     vec     // resistance band anchor
+	strap    vec     // rings and suspension trainer anchor
+	pivot    vec     // landmine pivot
+	ropeEnd  vec     // battle ropes anchor
+	flywheel vec     // rowing machine and ski erg
+	tow      vec     // a towed sled's strap end
+	tyre     vec     // the far edge a lifted tyre tips about
+	lip      float64 // the hook's height when the lifted tyre lies flat
+	ballR    float64 // a ball rolling under the heels
 }
 
 func (d Demo) hasEquip(e string) bool {
@@ -115,6 +119,11 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(a.X-w/2, 0, a.X+w/2, h, paint.Frame)
 			s.rect(a.X-w/2, h-1.5, a.X+w/2, h, paint.Iron)
 		case "stability ball":
+			if d.tmpl != nil && d.tmpl.Hook == "ankle" {
+				// under the heels: it rolls with them
+				st.ballR = math.Max(9, (b.leg.end.Y-2)/2)
+				continue
+			}
 			p := d.place("ball", place{At: "seat"})
 			a := anchor(b, p)
 			r := orDefault(p.W, math.Max(9, math.Min(18, a.Y/2)))
@@ -173,6 +182,14 @@ func (d Demo) staticProps(b *body) statics {
 			p := d.place("sled", place{At: "wrist", X: 6})
 			a := anchor(b, p)
 			s.rect(a.X, 0, a.X+24, 9, paint.Iron)
+			if d.tmpl != nil && d.tmpl.Hook != "" {
+				// towed: the strap runs from the sled's near end to the hook
+				st.tow = vec{a.X + 24, 6}
+				if a.X > b.hip.X {
+					st.tow.X = a.X
+				}
+				continue
+			}
 			s.capsule(vec{a.X + 2, 8}, vec{a.X, a.Y}, 2.6, paint.Iron)
 		case "landmine":
 			st.pivot = anchor(b, d.place("landmine", place{At: "front", X: 20}))
@@ -227,6 +244,11 @@ func (d Demo) staticProps(b *body) statics {
 			s.capsule(vec{x + 28, 80}, vec{x + 16, 80}, 3, paint.Frame)
 		case "tyre":
 			a := b.arm.end
+			if d.tmpl != nil && d.tmpl.Hook != "" {
+				// lifted: it tips up about its far edge to follow the hook
+				st.tyre, st.lip = vec{a.X + liftedTyreLen - 2, 0}, a.Y
+				continue
+			}
 			s.rect(a.X-2, 0, a.X+34, 13, paint.Iron)
 			s.rect(a.X+2, 4, a.X+30, 9, paint.Frame)
 		case "battle ropes":
@@ -234,7 +256,31 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(st.ropeEnd.X-2, 0, st.ropeEnd.X+3, 9, paint.Iron)
 		}
 	}
+	d.platePile(b, s)
 	return st
+}
+
+// platePile draws the weight plates stood on (a deficit, a low step) where
+// the data places a `plate` prop; the record's weight plate is then drawn
+// underfoot rather than in the hand (its rule drops the held one). Its
+// height is h, or the anchor's height when placed at a joint.
+func (d Demo) platePile(b *body, s *scene) {
+	p := d.place("plate", place{})
+	if p.At == "" {
+		return
+	}
+	a := anchor(b, p)
+	w, h := orDefault(p.W, 20), p.H
+	if h == 0 {
+		h = math.Max(a.Y, 2)
+	}
+	for y := 0.0; y < h; y += 2 {
+		c := paint.Iron
+		if int(y/2)%2 == 1 {
+			c = paint.Frame
+		}
+		s.rect(a.X-w/2, y, a.X+w/2, math.Min(y+2, h), c)
+	}
 }
 
 func sign(x float64) float64 {
@@ -304,18 +350,36 @@ func (d Demo) heldRadius() float64 {
 	return r
 }
 
+// hooks returns where the template's cable, band or straps pull on the
+// near and far side: the hands, or the ankles or the hips it names.
+func (d Demo) hooks(b *body) (vec, vec) {
+	if d.tmpl != nil {
+		switch d.tmpl.Hook {
+		case "ankle":
+			return b.leg.end, b.leg2.end
+		case "hip":
+			return b.hip, b.hip
+		}
+	}
+	return b.arm.tip, b.arm2.tip
+}
+
 func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	var s scene
 	forearm := func(l limb) vec { return dir(l.a2) }
+	hook, hook2 := d.hooks(b)
 	far := func() {
 		// straps and bar plates hang behind the figure so the tinted
 		// muscles stay visible
 		for _, e := range d.equip {
 			switch e {
 			case "gymnastic rings":
-				s.capsule(st.strap, b.arm.tip.add(vec{0, 3}), 1.2, paint.Frame)
+				s.capsule(st.strap, hook.add(vec{0, 3}), 1.2, paint.Frame)
 			case "suspension trainer":
-				s.capsule(st.strap, b.arm.tip.add(vec{0, 2}), 1.4, paint.Iron)
+				s.capsule(st.strap, hook.add(vec{0, 2}), 1.4, paint.Iron)
+				if d.tmpl != nil && d.tmpl.Hook == "ankle" { // a cradle on each foot
+					s.capsule(st.strap, hook2.add(vec{farOffsetX, 2 + farOffsetY}), 1.4, paint.Iron)
+				}
 			}
 		}
 		for _, e := range d.equip {
@@ -345,18 +409,30 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	for _, e := range d.equip {
 		switch e {
 		case "cable":
-			s.capsule(st.pulley, hand, 1.2, paint.Iron)
-			s.capsule(hand.add(vec{0, -2}), hand.add(vec{0, 2}), 2.2, paint.Iron)
+			s.capsule(st.pulley, hook, 1.2, paint.Iron)
+			s.capsule(hook.add(vec{0, -2}), hook.add(vec{0, 2}), 2.2, paint.Iron)
 		case "resistance band":
-			s.capsule(st.band, hand, 1.5, paint.Accent)
+			s.capsule(st.band, hook, 1.5, paint.Accent)
 		case "gymnastic rings":
-			s.ring(hand, 3.6, 2.2, paint.Iron)
+			s.ring(hook, 3.6, 2.2, paint.Iron)
 		case "suspension trainer":
-			s.capsule(hand.add(vec{-2.5, 0}), hand.add(vec{2.5, 0}), 2, paint.Accent)
+			s.capsule(hook.add(vec{-2.5, 0}), hook.add(vec{2.5, 0}), 2, paint.Accent)
 		case "landmine":
 			end := hand.add(hand.sub(st.pivot).mul(6 / math.Max(1, hand.sub(st.pivot).lenv())))
 			s.capsule(st.pivot, end, 2.2, paint.Iron)
 			s.circle(end, 6, paint.Iron)
+		case "stability ball":
+			if st.ballR > 0 {
+				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
+			}
+		case "tyre":
+			if st.tyre != (vec{}) {
+				liftedTyre(&s, st.tyre, hook.sub(vec{0, st.lip}))
+			}
+		case "sled":
+			if st.tow != (vec{}) {
+				s.capsule(st.tow, hook, 1.6, paint.Iron)
+			}
 		case "rowing machine", "ski erg":
 			s.capsule(st.flywheel, hand, 1.1, paint.Iron)
 		case "battle ropes":
@@ -398,3 +474,23 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 }
 
 func (a vec) lenv() float64 { return math.Hypot(a.X, a.Y) }
+
+// liftedTyreLen is the diameter of a tyre big enough to flip.
+const liftedTyreLen = 56.0
+
+// liftedTyre draws a tyre tipped up about its far edge pivot so that its
+// near edge rises towards the hook (the hands under its lip, measured from
+// where they hold it flat), from flat on the floor to upright.
+func liftedTyre(s *scene, pivot, hook vec) {
+	const l, w = liftedTyreLen, 13.0
+	a := math.Atan2(math.Max(hook.Y, 0), pivot.X-hook.X)
+	a = math.Max(0, math.Min(math.Pi/2, a))
+	d := vec{-math.Cos(a), math.Sin(a)} // from the pivot towards the near edge
+	n := vec{d.Y, -d.X}                 // across the tread, upwards when flat
+	if n.Y < 0 {
+		n = n.mul(-1)
+	}
+	at := func(u, v float64) vec { return pivot.add(d.mul(u)).add(n.mul(v)) }
+	s.poly(paint.Iron, at(0, 0), at(l, 0), at(l, w), at(0, w))
+	s.poly(paint.Frame, at(4, 4), at(l-4, 4), at(l-4, w-4), at(4, w-4))
+}

@@ -26,18 +26,49 @@ var FFmpeg = "ffmpeg"
 // writes no time or version metadata, so one ffmpeg build gives the same
 // bytes for the same frames.
 func MP4(ctx context.Context, frames []*image.RGBA, fps int) ([]byte, error) {
-	out, err := MP4s(ctx, [][]*image.RGBA{frames}, fps)
+	v, err := NewVideo(frames)
+	if err != nil {
+		return nil, err
+	}
+	out, err := MP4s(ctx, []Video{v}, fps)
 	if err != nil {
 		return nil, err
 	}
 	return out[0], nil
 }
 
+// Video is frames converted for the H.264 encoder: planar YUV 4:2:0, half
+// the bytes of RGBA, so that a caller can keep many videos for one ffmpeg
+// process and reuse the frames' storage meanwhile.
+type Video struct {
+	w, h, n int
+	yuv     []byte
+}
+
+// NewVideo converts frames (at least one, all of one even size).
+func NewVideo(frames []*image.RGBA) (Video, error) {
+	if len(frames) == 0 {
+		return Video{}, errors.New("encode: no frames")
+	}
+	b := frames[0].Bounds()
+	if b.Dx()%2 != 0 || b.Dy()%2 != 0 {
+		return Video{}, fmt.Errorf("encode: %dx%d: MP4 frames need an even size", b.Dx(), b.Dy())
+	}
+	v := Video{w: b.Dx(), h: b.Dy(), n: len(frames)}
+	for _, f := range frames {
+		if f.Bounds().Size() != b.Size() {
+			return Video{}, fmt.Errorf("encode: frames of %v and %v in one video", b.Size(), f.Bounds().Size())
+		}
+		v.yuv = yuv420(v.yuv, f)
+	}
+	return v, nil
+}
+
 // MP4s encodes several videos in one ffmpeg process, each exactly as MP4
 // would (every output has an encoder of its own): starting ffmpeg costs
 // about as much as encoding a small video, so a subject's heights are
 // encoded together.
-func MP4s(ctx context.Context, videos [][]*image.RGBA, fps int) ([][]byte, error) {
+func MP4s(ctx context.Context, videos []Video, fps int) ([][]byte, error) {
 	path, err := exec.LookPath(FFmpeg)
 	if err != nil {
 		return nil, ErrNoFFmpeg
@@ -59,20 +90,16 @@ func MP4s(ctx context.Context, videos [][]*image.RGBA, fps int) ([][]byte, error
 			f.Close()
 		}
 	}()
-	for i, frames := range videos {
-		if len(frames) == 0 {
+	for i, v := range videos {
+		if v.n == 0 {
 			return nil, errors.New("encode: no frames")
-		}
-		b := frames[0].Bounds()
-		if b.Dx()%2 != 0 || b.Dy()%2 != 0 {
-			return nil, fmt.Errorf("encode: %dx%d: MP4 frames need an even size", b.Dx(), b.Dy())
 		}
 		r, w, err := os.Pipe()
 		if err != nil {
 			return nil, err
 		}
 		inputs, writers = append(inputs, r), append(writers, w)
-		args = append(args, "-threads", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", fmt.Sprintf("%dx%d", b.Dx(), b.Dy()),
+		args = append(args, "-threads", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", fmt.Sprintf("%dx%d", v.w, v.h),
 			"-r", strconv.Itoa(fps), "-i", "pipe:"+strconv.Itoa(3+i))
 	}
 	for i := range videos {
@@ -97,10 +124,10 @@ func MP4s(ctx context.Context, videos [][]*image.RGBA, fps int) ([][]byte, error
 	// ffmpeg reads its inputs in turn, a frame at a time: feed each from
 	// its own goroutine, or the first full pipe would stall the others.
 	errs := make(chan error, len(videos))
-	for i, frames := range videos {
+	for i, v := range videos {
 		w := writers[i]
 		go func() {
-			errs <- writeFrames(w, frames, fps)
+			errs <- writeVideo(w, v, fps)
 		}()
 	}
 	var writeErr error
@@ -125,22 +152,18 @@ func MP4s(ctx context.Context, videos [][]*image.RGBA, fps int) ([][]byte, error
 	return out, nil
 }
 
-// writeFrames writes the frames to w as raw yuv420p and closes it. A still
-// is shown for one second, long enough for any player. Converting here
-// rather than in ffmpeg sends it a third of the bytes and spares it a
-// scaler: the process's cost is most of a video's.
-func writeFrames(w io.WriteCloser, frames []*image.RGBA, fps int) error {
+// writeVideo writes v to w and closes it. A still is shown for one second,
+// long enough for any player. Converting in Go rather than in ffmpeg sends
+// it less than half the bytes and spares it a scaler: the process's cost
+// is most of a video's.
+func writeVideo(w io.WriteCloser, v Video, fps int) error {
 	defer w.Close()
-	n := len(frames)
-	if n == 1 {
-		n = fps
+	if v.n > 1 {
+		_, err := w.Write(v.yuv)
+		return err
 	}
-	var buf []byte
-	for i := range n {
-		if i < len(frames) {
-			buf = yuv420(buf[:0], frames[i])
-		}
-		if _, err := w.Write(buf); err != nil {
+	for range fps {
+		if _, err := w.Write(v.yuv); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package keys
+package pgstore
 
 import (
 	"context"
@@ -15,14 +15,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/keys/keystest"
 	"github.com/exercisedb/exercisedb/internal/pgtest"
 	"github.com/exercisedb/exercisedb/internal/testlog"
 	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
-func openPostgres(t *testing.T, url string, o PostgresOptions) *Postgres {
+func openKeys(t *testing.T, url string, o KeysOptions) *Keys {
 	t.Helper()
-	s, err := OpenPostgres(context.Background(), url, o)
+	s, err := OpenKeys(context.Background(), url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,21 +32,31 @@ func openPostgres(t *testing.T, url string, o PostgresOptions) *Postgres {
 	return s
 }
 
-// watchPostgres runs s.Watch until the test ends.
-func watchPostgres(t *testing.T, s *Postgres) {
+// TestKeysStore holds Keys to what every keys.Store does.
+func TestKeysStore(t *testing.T) {
+	keystest.Run(t, func(t *testing.T, now func() time.Time) keys.Store {
+		url, _ := pgtest.URL(t)
+		s := openKeys(t, url, KeysOptions{Now: now})
+		watchKeys(t, s)
+		return s
+	})
+}
+
+// watchKeys runs s.Watch until the test ends.
+func watchKeys(t *testing.T, s *Keys) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Watch(ctx, nil); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-func TestPostgresMigrateTogether(t *testing.T) {
+func TestKeysMigrateTogether(t *testing.T) {
 	url, _ := pgtest.URL(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
 		wg.Go(func() {
-			s, err := OpenPostgres(context.Background(), url, PostgresOptions{})
+			s, err := OpenKeys(context.Background(), url, KeysOptions{})
 			if err == nil {
 				s.Close()
 			}
@@ -54,7 +66,7 @@ func TestPostgresMigrateTogether(t *testing.T) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			t.Errorf("OpenPostgres: %v", err)
+			t.Errorf("OpenKeys: %v", err)
 		}
 	}
 	conn, err := pgx.Connect(context.Background(), url)
@@ -69,52 +81,52 @@ func TestPostgresMigrateTogether(t *testing.T) {
 	}
 }
 
-func TestPostgresUnreachableAtStart(t *testing.T) {
-	_, err := OpenPostgres(context.Background(), "postgres://gw:secret-pw@127.0.0.1:1/none?connect_timeout=2", PostgresOptions{})
+func TestKeysUnreachableAtStart(t *testing.T) {
+	_, err := OpenKeys(context.Background(), "postgres://gw:secret-pw@127.0.0.1:1/none?connect_timeout=2", KeysOptions{})
 	if err == nil {
-		t.Fatal("OpenPostgres of an unreachable database: no error")
+		t.Fatal("OpenKeys of an unreachable database: no error")
 	}
 	if strings.Contains(err.Error(), "secret-pw") {
 		t.Errorf("error shows the password: %v", err)
 	}
 }
 
-// TestPostgresMissingSchema: a search_path naming no schema is an error
+// TestKeysMissingSchema: a search_path naming no schema is an error
 // that says so, not PostgreSQL's "no schema has been selected to create in".
-func TestPostgresMissingSchema(t *testing.T) {
+func TestKeysMissingSchema(t *testing.T) {
 	dbURL, schema := pgtest.URL(t)
 	missing := schema + "_missing"
-	_, err := OpenPostgres(context.Background(), strings.Replace(dbURL, "search_path="+schema, "search_path="+missing, 1), PostgresOptions{})
+	_, err := OpenKeys(context.Background(), strings.Replace(dbURL, "search_path="+schema, "search_path="+missing, 1), KeysOptions{})
 	if err == nil || !strings.Contains(err.Error(), `no schema of the search_path ("`+missing+`") exists`) {
-		t.Errorf("OpenPostgres with a missing schema: %v, want an error naming the search_path", err)
+		t.Errorf("OpenKeys with a missing schema: %v, want an error naming the search_path", err)
 	}
 }
 
-// TestPostgresOutage cuts the network between a replica and the database:
+// TestKeysOutage cuts the network between a replica and the database:
 // the replica keeps its keys, logs the outage once, and catches up with the
 // changes made meanwhile when the database is back.
-func TestPostgresOutage(t *testing.T) {
+func TestKeysOutage(t *testing.T) {
 	direct, _ := pgtest.URL(t)
-	admin := openPostgres(t, direct, PostgresOptions{Now: (&clock{t: t0}).Now})
-	before := mustCreate(t, admin, New{ID: "key_before", Products: map[string]string{"exercisedb": "Pro"}})
+	admin := openKeys(t, direct, KeysOptions{Now: keystest.NewClock(keystest.T0).Now})
+	before := keystest.MustCreate(t, admin, keys.New{ID: "key_before", Products: map[string]string{"exercisedb": "Pro"}})
 
 	u, _ := url.Parse(direct)
 	proxy := testnet.NewProxy(t, u.Host)
 	u.Host = proxy.Addr
 	logs := &testlog.Buffer{}
-	replica := openPostgres(t, u.String(), PostgresOptions{Log: slog.New(slog.NewTextHandler(logs, nil))})
+	replica := openKeys(t, u.String(), KeysOptions{Log: slog.New(slog.NewTextHandler(logs, nil))})
 	var failures atomic.Int64
 	replica.OnSync = func(err error) {
 		if err != nil {
 			failures.Add(1)
 		}
 	}
-	watchPostgres(t, replica)
-	inForce(t, replica, before.Secret, true)
+	watchKeys(t, replica)
+	keystest.InForce(t, replica, before.Secret, true)
 
 	proxy.Cut()
-	testnet.Eventually(t, "outage seen", func() error { return testnet.Unless(!replica.Up() && failures.Load() >= 2, "not yet") })
-	during := mustCreate(t, admin, New{ID: "key_during", Products: map[string]string{"exercisedb": "Pro"}})
+	keystest.WaitFor(t, "outage seen", func() bool { return !replica.Up() && failures.Load() >= 2 })
+	during := keystest.MustCreate(t, admin, keys.New{ID: "key_during", Products: map[string]string{"exercisedb": "Pro"}})
 	if _, ok := replica.Current().Lookup(before.Secret); !ok {
 		t.Error("the keys last loaded are not in force during the outage")
 	}
@@ -123,39 +135,39 @@ func TestPostgresOutage(t *testing.T) {
 	}
 
 	proxy.Restore()
-	inForce(t, replica, during.Secret, true)
-	testnet.Eventually(t, "back up", func() error { return testnet.Unless(replica.Up(), "down") })
+	keystest.InForce(t, replica, during.Secret, true)
+	keystest.WaitFor(t, "back up", replica.Up)
 	if !strings.Contains(logs.String(), "key store reachable again") {
 		t.Errorf("recovery not logged:\n%s", logs)
 	}
 }
 
-// TestPostgresTerminated drops the replica's connections on the server
+// TestKeysTerminated drops the replica's connections on the server
 // side; it reconnects and resyncs.
-func TestPostgresTerminated(t *testing.T) {
+func TestKeysTerminated(t *testing.T) {
 	url, schema := pgtest.URL(t)
-	s := openPostgres(t, url, PostgresOptions{Now: (&clock{t: t0}).Now})
+	s := openKeys(t, url, KeysOptions{Now: keystest.NewClock(keystest.T0).Now})
 	var syncs atomic.Int64
 	s.OnSync = func(err error) {
 		if err == nil {
 			syncs.Add(1)
 		}
 	}
-	watchPostgres(t, s)
-	testnet.Eventually(t, "listening", func() error { return testnet.Unless(syncs.Load() > 0, "not yet") })
+	watchKeys(t, s)
+	keystest.WaitFor(t, "listening", func() bool { return syncs.Load() > 0 })
 	pgtest.Exec(t, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, schema)
-	k := mustCreate(t, s, New{Products: map[string]string{"exercisedb": "Pro"}})
-	inForce(t, s, k.Secret, true)
+	k := keystest.MustCreate(t, s, keys.New{Products: map[string]string{"exercisedb": "Pro"}})
+	keystest.InForce(t, s, k.Secret, true)
 }
 
-// TestPostgresResync: with the table's trigger disabled (so no change is
+// TestKeysResync: with the table's trigger disabled (so no change is
 // notified), a key inserted or deleted is in force, or out of it, within
 // ResyncEvery and a margin: the periodic full reload alone catches up.
-func TestPostgresResync(t *testing.T) {
+func TestKeysResync(t *testing.T) {
 	const every, margin = 300 * time.Millisecond, time.Second
 	url, schema := pgtest.URL(t)
 	logs := &testlog.Buffer{}
-	s := openPostgres(t, url, PostgresOptions{ResyncEvery: every, Now: (&clock{t: t0}).Now,
+	s := openKeys(t, url, KeysOptions{ResyncEvery: every, Now: keystest.NewClock(keystest.T0).Now,
 		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	var syncs atomic.Int64
 	s.OnSync = func(err error) {
@@ -164,8 +176,8 @@ func TestPostgresResync(t *testing.T) {
 		}
 	}
 	pgtest.Exec(t, `ALTER TABLE `+schema+`.gateway_keys DISABLE TRIGGER gateway_keys_changed`)
-	watchPostgres(t, s)
-	testnet.Eventually(t, "listening", func() error { return testnet.Unless(syncs.Load() > 0, "not yet") })
+	watchKeys(t, s)
+	keystest.WaitFor(t, "listening", func() bool { return syncs.Load() > 0 })
 
 	// within waits until the key's presence is want, failing after
 	// every+margin; it returns how long that took.
@@ -182,7 +194,7 @@ func TestPostgresResync(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	k := mustCreate(t, s, New{ID: "key_resync", Products: map[string]string{"exercisedb": "Pro"}})
+	k := keystest.MustCreate(t, s, keys.New{ID: "key_resync", Products: map[string]string{"exercisedb": "Pro"}})
 	created := within("created", k.Secret, true)
 	if err := s.Delete(context.Background(), k.ID); err != nil {
 		t.Fatal(err)
@@ -197,22 +209,22 @@ func TestPostgresResync(t *testing.T) {
 	}
 }
 
-// TestPostgresInvalidRow: a row that does not decode (what psql can write
+// TestKeysInvalidRow: a row that does not decode (what psql can write
 // in a database migrated before 002, or with the constraint dropped) is
 // skipped and logged by id; every other key loads and changes keep
 // reaching the replica.
-func TestPostgresInvalidRow(t *testing.T) {
+func TestKeysInvalidRow(t *testing.T) {
 	url, schema := pgtest.URL(t)
 	logs := &testlog.Buffer{}
-	c := &clock{t: t0}
-	s := openPostgres(t, url, PostgresOptions{Now: c.Now, Log: slog.New(slog.NewTextHandler(logs, nil))})
-	watchPostgres(t, s)
+	c := keystest.NewClock(keystest.T0)
+	s := openKeys(t, url, KeysOptions{Now: c.Now, Log: slog.New(slog.NewTextHandler(logs, nil))})
+	watchKeys(t, s)
 	ctx := context.Background()
 	pro := map[string]string{"exercisedb": "Pro"}
-	good := mustCreate(t, s, New{ID: "key_b", Products: pro})
-	poison := mustCreate(t, s, New{ID: "key_c", Products: pro})
-	mustCreate(t, s, New{ID: "key_d", Products: pro})
-	inForce(t, s, poison.Secret, true)
+	good := keystest.MustCreate(t, s, keys.New{ID: "key_b", Products: pro})
+	poison := keystest.MustCreate(t, s, keys.New{ID: "key_c", Products: pro})
+	keystest.MustCreate(t, s, keys.New{ID: "key_d", Products: pro})
+	keystest.InForce(t, s, poison.Secret, true)
 
 	// The new constraint refuses the row; without it (a row written
 	// before the migration) the load must cope.
@@ -228,8 +240,8 @@ func TestPostgresInvalidRow(t *testing.T) {
 	pgtest.Exec(t, `ALTER TABLE `+schema+`.gateway_keys DROP CONSTRAINT gateway_keys_products_plans`)
 	pgtest.Exec(t, bad)
 
-	inForce(t, s, poison.Secret, false)
-	inForce(t, s, good.Secret, true)
+	keystest.InForce(t, s, poison.Secret, false)
+	keystest.InForce(t, s, good.Secret, true)
 	if !s.Up() || s.Invalid() != 1 {
 		t.Errorf("Up %v, Invalid %d; want true, 1", s.Up(), s.Invalid())
 	}
@@ -241,18 +253,18 @@ func TestPostgresInvalidRow(t *testing.T) {
 	}
 
 	// Changes keep flowing.
-	after := mustCreate(t, s, New{ID: "key_e", Products: pro})
-	inForce(t, s, after.Secret, true)
+	after := keystest.MustCreate(t, s, keys.New{ID: "key_e", Products: pro})
+	keystest.InForce(t, s, after.Secret, true)
 	if err := s.Delete(ctx, good.ID); err != nil {
 		t.Fatal(err)
 	}
-	inForce(t, s, good.Secret, false)
+	keystest.InForce(t, s, good.Secret, false)
 
 	// The bad row is named by Get and List, and can be deleted.
-	if _, err := s.Get(ctx, "key_c"); !errors.Is(err, ErrInvalidRow) || !strings.Contains(err.Error(), `key "key_c"`) {
-		t.Errorf("Get of the bad row: %v, want ErrInvalidRow naming it", err)
+	if _, err := s.Get(ctx, "key_c"); !errors.Is(err, keys.ErrInvalidRow) || !strings.Contains(err.Error(), `key "key_c"`) {
+		t.Errorf("Get of the bad row: %v, want keys.ErrInvalidRow naming it", err)
 	}
-	if _, err := s.Update(ctx, "key_c", Change{Disabled: new(bool)}); !errors.Is(err, ErrInvalidRow) {
+	if _, err := s.Update(ctx, "key_c", keys.Change{Disabled: new(bool)}); !errors.Is(err, keys.ErrInvalidRow) {
 		t.Errorf("Update of the bad row: %v, want ErrInvalidRow", err)
 	}
 	for _, tt := range []struct {
@@ -286,7 +298,7 @@ func TestPostgresInvalidRow(t *testing.T) {
 	if err := s.Delete(ctx, "key_c"); err != nil {
 		t.Fatal(err)
 	}
-	testnet.Eventually(t, "no invalid row", func() error { return testnet.Unless(s.Invalid() == 0, "not yet") })
+	keystest.WaitFor(t, "no invalid row", func() bool { return s.Invalid() == 0 })
 }
 
 // TestReconnectDelay checks the backoff between connection attempts: at

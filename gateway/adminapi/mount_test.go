@@ -1,4 +1,4 @@
-package main
+package adminapi
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/exercisedb/exercisedb/gateway/adminapi"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
@@ -24,7 +23,7 @@ func TestAdminPathsInEnvelope(t *testing.T) {
 	const token = "t0ken"
 	others := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	pages := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) })
-	h := withAdminAPI(others, pages, adminapi.Deps{TokenHash: admin.HashToken(token)})
+	h := Mount(others, pages, Deps{TokenHash: admin.HashToken(token)})
 	for _, path := range []string{"/admin", "/admin/", "/admin/v1", "/admin/v2/keys",
 		// Unclean: http.ServeMux would redirect them to /admin/v1/keys.
 		"//admin/v1/keys", "/admin/v1/./keys", "/admin//v1/keys", "/admin/v1/keys/../keys", "/x/../admin/v1/keys", "/admin/v1/keys/"} {
@@ -53,7 +52,7 @@ func TestAdminPathsInEnvelope(t *testing.T) {
 	}
 
 	// The admin listener's own routes: an unclean path is 404 too.
-	h = withAdminAPI(admin.Handler(func() error { return nil }, prometheus.NewRegistry(), admin.Options{}), pages, adminapi.Deps{TokenHash: admin.HashToken(token)})
+	h = Mount(admin.Handler(func() error { return nil }, prometheus.NewRegistry(), admin.Options{}), pages, Deps{TokenHash: admin.HashToken(token)})
 	for path, want := range map[string]int{"//metrics": 404, "/./healthz": 404, "/metrics": 200, "/healthz": 200} {
 		req := httptest.NewRequest("GET", "/", nil)
 		req.URL.Path = path
@@ -72,8 +71,8 @@ func TestAdminPathsInEnvelope(t *testing.T) {
 // answered, as on the public listener.
 func TestAdminTransferEncodingRefused(t *testing.T) {
 	const token = "t0ken"
-	srv := httptest.NewServer(withAdminAPI(admin.Handler(func() error { return nil }, prometheus.NewRegistry(), admin.Options{}),
-		http.NotFoundHandler(), adminapi.Deps{TokenHash: admin.HashToken(token)}))
+	srv := httptest.NewServer(Mount(admin.Handler(func() error { return nil }, prometheus.NewRegistry(), admin.Options{}),
+		http.NotFoundHandler(), Deps{TokenHash: admin.HashToken(token)}))
 	defer srv.Close()
 	for _, path := range []string{"/healthz", "/admin/v1/keys"} {
 		for _, framing := range []string{"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", "Transfer-Encoding: chunked\r\n"} {

@@ -1,4 +1,4 @@
-package keys
+package pgstore
 
 import (
 	"cmp"
@@ -15,63 +15,38 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/exercisedb/exercisedb/gateway/keys"
 )
-
-// ErrUnavailable wraps the errors of a Postgres operation that failed in
-// the database or on the way to it, and those of a File operation that
-// failed in the file system (the lock file, a read, a write).
-var ErrUnavailable = errors.New("the key store is unavailable")
-
-// ErrInvalidRow is wrapped by a RowError: a row of gateway_keys that does
-// not decode into a key.
-var ErrInvalidRow = errors.New("the key's row in the database is invalid")
-
-// RowError is a row of gateway_keys that does not decode into a key (a
-// plan that is not a string, no product, a malformed hash: what psql can
-// write and the table's first CHECKs let through). A load skips the row,
-// so that its key is refused and every other key stays in force; Get and
-// the changes of that id return the RowError, List reports it in
-// Page.Invalid. Delete works, to clean up.
-type RowError struct {
-	ID string
-	// Problem says what is wrong, naming the column; never a value.
-	Problem string
-}
-
-func (e *RowError) Error() string {
-	return fmt.Sprintf("key %q: its row in gateway_keys is invalid: %s", e.ID, e.Problem)
-}
-
-func (e *RowError) Unwrap() error { return ErrInvalidRow }
 
 // ApplicationName is the application_name of the gateway's connections,
 // unless the URL sets one: it tells them apart in pg_stat_activity.
 const ApplicationName = "exercisedb-gateway"
 
-// Postgres holds the keys in PostgreSQL, in the table gateway_keys of the
-// URL's schema (search_path), and every replica's Set in memory. Watch
-// keeps the Set current: it LISTENs on a channel that a trigger notifies
+// Keys holds the keys in PostgreSQL, in the table gateway_keys of the
+// URL's schema (search_path), and every replica's keys.Set in memory. Watch
+// keeps the keys.Set current: it LISTENs on a channel that a trigger notifies
 // on every change, reloads the table on each notification, every
 // ResyncEvery, and after every reconnection. While the database is
-// unreachable the Set last loaded stays in force.
-type Postgres struct {
+// unreachable the keys.Set last loaded stays in force.
+type Keys struct {
 	// OnSync, when not nil, is called after every load attempt of Watch
 	// (a failed connection counts as one), with its error. Set it before
 	// Watch; calls come one at a time.
 	OnSync func(err error)
 
-	opts    PostgresOptions
+	opts    KeysOptions
 	pool    *pgxpool.Pool
 	listen  *pgx.ConnConfig
 	channel string
-	cur     atomic.Pointer[Set]
+	cur     atomic.Pointer[keys.Set]
 	up      atomic.Bool
 	invalid atomic.Int64 // rows the last load skipped
 }
 
-// PostgresOptions are the choices of OpenPostgres; the zero value is
+// KeysOptions are the choices of OpenKeys; the zero value is
 // ready for use.
-type PostgresOptions struct {
+type KeysOptions struct {
 	Log *slog.Logger
 	// ResyncEvery is the period of the full reload that backs up the
 	// notifications; default 30s.
@@ -80,10 +55,10 @@ type PostgresOptions struct {
 	Now func() time.Time
 }
 
-// OpenPostgres connects to the database at url, applies the schema's
+// OpenKeys connects to the database at url, applies the schema's
 // migrations and loads the keys. An unreachable database is an error: a
 // gateway that never had keys cannot serve.
-func OpenPostgres(ctx context.Context, url string, o PostgresOptions) (*Postgres, error) {
+func OpenKeys(ctx context.Context, url string, o KeysOptions) (*Keys, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -114,7 +89,7 @@ func OpenPostgres(ctx context.Context, url string, o PostgresOptions) (*Postgres
 	if err != nil {
 		return nil, fmt.Errorf("keys_postgres_url: %w", err)
 	}
-	s := &Postgres{opts: o, pool: pool, listen: listen}
+	s := &Keys{opts: o, pool: pool, listen: listen}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := migrate(ctx, pool); err != nil {
@@ -148,39 +123,39 @@ func where(c *pgx.ConnConfig) string {
 	return fmt.Sprintf("%s:%d/%s", c.Host, c.Port, c.Database)
 }
 
-// Current returns the Set last loaded.
-func (s *Postgres) Current() *Set { return s.cur.Load() }
+// Current returns the keys.Set last loaded.
+func (s *Keys) Current() *keys.Set { return s.cur.Load() }
 
 // Up reports whether the last load attempt succeeded.
-func (s *Postgres) Up() bool { return s.up.Load() }
+func (s *Keys) Up() bool { return s.up.Load() }
 
 // Invalid returns the number of rows the last successful load skipped
 // because they do not decode into a key.
-func (s *Postgres) Invalid() int { return int(s.invalid.Load()) }
+func (s *Keys) Invalid() int { return int(s.invalid.Load()) }
 
 // Close closes the pool of the admin operations.
-func (s *Postgres) Close() { s.pool.Close() }
+func (s *Keys) Close() { s.pool.Close() }
 
 // querier is what load needs of a pool or a connection.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// load reads every key into a new Set. A row that does not decode is
+// load reads every key into a new keys.Set. A row that does not decode is
 // skipped and logged, with its id and what is wrong: one bad row must not
 // stop every change from reaching the replicas.
-func (s *Postgres) load(ctx context.Context, q querier) (*Set, error) {
+func (s *Keys) load(ctx context.Context, q querier) (*keys.Set, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	rows, err := q.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys`)
 	if err != nil {
 		return nil, err
 	}
-	var entries []entry
-	var invalid []*RowError
+	var stored []keys.Stored
+	var invalid []*keys.RowError
 	for rows.Next() {
 		k, hash, err := scanKey(rows)
-		var bad *RowError
+		var bad *keys.RowError
 		if errors.As(err, &bad) {
 			invalid = append(invalid, bad)
 			continue
@@ -189,8 +164,7 @@ func (s *Postgres) load(ctx context.Context, q querier) (*Set, error) {
 			rows.Close()
 			return nil, err
 		}
-		d, _ := parseHash(hash) // scanKey checked it
-		entries = append(entries, entry{key: k, digest: d})
+		stored = append(stored, keys.Stored{Key: k, Hash: hash})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -200,38 +174,38 @@ func (s *Postgres) load(ctx context.Context, q querier) (*Set, error) {
 			"key_id", bad.ID, "problem", bad.Problem)
 	}
 	s.invalid.Store(int64(len(invalid)))
-	return newSet(entries), nil
+	return keys.NewSet(stored) // scanKey checked every hash
 }
 
 const keyColumns = `id, name, hash, products, disabled, expires_at, created_at`
 
 // scanKey reads a row of keyColumns. A row that is read but does not
-// decode into a key is a *RowError, with the key as far as it decoded (its
+// decode into a key is a *keys.RowError, with the key as far as it decoded (its
 // ID at least).
-func scanKey(row pgx.Row) (Key, string, error) {
-	var k Key
+func scanKey(row pgx.Row) (keys.Key, string, error) {
+	var k keys.Key
 	var hash string
 	var products []byte // decoded here, not by Scan: a failed Scan ends the rows
 	var expires *time.Time
 	if err := row.Scan(&k.ID, &k.Name, &hash, &products, &k.Disabled, &expires, &k.CreatedAt); err != nil {
-		return Key{}, "", err
+		return keys.Key{}, "", err
 	}
 	if expires != nil {
 		k.ExpiresAt = expires.UTC()
 	}
 	k.CreatedAt = k.CreatedAt.UTC()
-	if _, ok := parseHash(hash); !ok {
-		return k, "", &RowError{k.ID, "hash: want \"sha256:\" followed by 64 lowercase hex digits"}
+	if !keys.ValidHash(hash) {
+		return k, "", &keys.RowError{ID: k.ID, Problem: "hash: want \"sha256:\" followed by 64 lowercase hex digits"}
 	}
 	if err := json.Unmarshal(products, &k.Products); err != nil || k.Products == nil {
-		return k, "", &RowError{k.ID, `products: want an object of product name to plan name, such as {"exercisedb": "Pro"}`}
+		return k, "", &keys.RowError{ID: k.ID, Problem: `products: want an object of product name to plan name, such as {"exercisedb": "Pro"}`}
 	}
 	if len(k.Products) == 0 {
-		return k, "", &RowError{k.ID, "products: empty; a key needs at least one product and its plan"}
+		return k, "", &keys.RowError{ID: k.ID, Problem: "products: empty; a key needs at least one product and its plan"}
 	}
 	for product, plan := range k.Products {
 		if strings.TrimSpace(product) == "" || strings.TrimSpace(plan) == "" {
-			return k, "", &RowError{k.ID, "products: an empty product or plan name"}
+			return k, "", &keys.RowError{ID: k.ID, Problem: "products: an empty product or plan name"}
 		}
 	}
 	return k, hash, nil
@@ -245,21 +219,21 @@ func nullTime(t time.Time) any {
 	return t
 }
 
-// fail wraps a database error; ErrNotFound and input errors pass.
+// fail wraps a database error; keys.ErrNotFound and input errors pass.
 func fail(err error) error {
-	var in *InputError
-	if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrDisabled) || errors.Is(err, ErrDuplicateID) ||
-		errors.Is(err, ErrInvalidRow) || errors.As(err, &in) {
+	var in *keys.InputError
+	if err == nil || errors.Is(err, keys.ErrNotFound) || errors.Is(err, keys.ErrDisabled) || errors.Is(err, keys.ErrDuplicateID) ||
+		errors.Is(err, keys.ErrInvalidRow) || errors.As(err, &in) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	return fmt.Errorf("%w: %w", keys.ErrUnavailable, err)
 }
 
 // Create inserts the key.
-func (s *Postgres) Create(ctx context.Context, n New) (Created, error) {
-	c, hash, err := prepare(n, s.opts.Now())
+func (s *Keys) Create(ctx context.Context, n keys.New) (keys.Created, error) {
+	c, hash, err := keys.Prepare(n, s.opts.Now())
 	if err != nil {
-		return Created{}, err
+		return keys.Created{}, err
 	}
 	return c, fail(s.insert(ctx, s.pool, c.Key, hash))
 }
@@ -269,20 +243,20 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-func (s *Postgres) insert(ctx context.Context, e execer, k Key, hash string) error {
+func (s *Keys) insert(ctx context.Context, e execer, k keys.Key, hash string) error {
 	_, err := e.Exec(ctx, `INSERT INTO gateway_keys (id, name, hash, products, disabled, expires_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, k.ID, k.Name, hash, k.Products, k.Disabled, nullTime(k.ExpiresAt), k.CreatedAt)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "gateway_keys_pkey" {
-		return fmt.Errorf("key %q: %w", k.ID, ErrDuplicateID)
+		return fmt.Errorf("key %q: %w", k.ID, keys.ErrDuplicateID)
 	}
 	return err
 }
 
 // List reads one page in id order. A row of the page that does not
 // decode is left out of Keys and reported in Invalid.
-func (s *Postgres) List(ctx context.Context, after string, limit int) (Page, error) {
-	var p Page
+func (s *Keys) List(ctx context.Context, after string, limit int) (keys.Page, error) {
+	var p keys.Page
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM gateway_keys`).Scan(&p.Total); err != nil {
 			return err
@@ -290,7 +264,7 @@ func (s *Postgres) List(ctx context.Context, after string, limit int) (Page, err
 		// Read batches until limit+1 keys decode or the rows end. A bad
 		// row belongs to this page when it comes before the page's last
 		// key; after it, to the next page (whose cursor is that key).
-		var ks []Key
+		var ks []keys.Key
 		p.Invalid = nil
 		for cursor, full := after, true; full && len(ks) <= limit; {
 			rows, _ := tx.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys WHERE id > $1 ORDER BY id LIMIT $2`, cursor, limit+1)
@@ -298,7 +272,7 @@ func (s *Postgres) List(ctx context.Context, after string, limit int) (Page, err
 			for rows.Next() && len(ks) <= limit {
 				n++
 				k, _, err := scanKey(rows)
-				var bad *RowError
+				var bad *keys.RowError
 				switch {
 				case errors.As(err, &bad):
 					if len(ks) < limit {
@@ -326,20 +300,20 @@ func (s *Postgres) List(ctx context.Context, after string, limit int) (Page, err
 }
 
 // Get reads one key.
-func (s *Postgres) Get(ctx context.Context, id string) (Key, error) {
+func (s *Keys) Get(ctx context.Context, id string) (keys.Key, error) {
 	k, _, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM gateway_keys WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Key{}, fmt.Errorf("key %q: %w", id, ErrNotFound)
+		return keys.Key{}, fmt.Errorf("key %q: %w", id, keys.ErrNotFound)
 	}
 	return k, fail(err)
 }
 
 // change runs fn on the key of the given id, locked for the transaction.
-func (s *Postgres) change(ctx context.Context, id string, fn func(tx pgx.Tx, old Key) error) error {
+func (s *Keys) change(ctx context.Context, id string, fn func(tx pgx.Tx, old keys.Key) error) error {
 	return fail(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		old, _, err := scanKey(tx.QueryRow(ctx, `SELECT `+keyColumns+` FROM gateway_keys WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("key %q: %w", id, ErrNotFound)
+			return fmt.Errorf("key %q: %w", id, keys.ErrNotFound)
 		}
 		if err != nil {
 			return err
@@ -349,10 +323,10 @@ func (s *Postgres) change(ctx context.Context, id string, fn func(tx pgx.Tx, old
 }
 
 // Update changes the key's row.
-func (s *Postgres) Update(ctx context.Context, id string, c Change) (Key, error) {
-	var out Key
-	err := s.change(ctx, id, func(tx pgx.Tx, old Key) error {
-		k, err := apply(old, c, s.opts.Now())
+func (s *Keys) Update(ctx context.Context, id string, c keys.Change) (keys.Key, error) {
+	var out keys.Key
+	err := s.change(ctx, id, func(tx pgx.Tx, old keys.Key) error {
+		k, err := keys.Apply(old, c, s.opts.Now())
 		if err != nil {
 			return err
 		}
@@ -365,13 +339,13 @@ func (s *Postgres) Update(ctx context.Context, id string, c Change) (Key, error)
 }
 
 // Rotate ends the old key and inserts the new one in one transaction.
-func (s *Postgres) Rotate(ctx context.Context, id string, overlap time.Duration) (Created, Key, error) {
-	var next Created
-	var ended Key
-	err := s.change(ctx, id, func(tx pgx.Tx, old Key) error {
+func (s *Keys) Rotate(ctx context.Context, id string, overlap time.Duration) (keys.Created, keys.Key, error) {
+	var next keys.Created
+	var ended keys.Key
+	err := s.change(ctx, id, func(tx pgx.Tx, old keys.Key) error {
 		var hash string
 		var err error
-		if ended, next, hash, err = rotate(old, overlap, s.opts.Now()); err != nil {
+		if ended, next, hash, err = keys.Rotation(old, overlap, s.opts.Now()); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE gateway_keys SET expires_at = $2, updated_at = now() WHERE id = $1`, id, ended.ExpiresAt); err != nil {
@@ -383,15 +357,12 @@ func (s *Postgres) Rotate(ctx context.Context, id string, overlap time.Duration)
 }
 
 // Delete removes the key's row.
-func (s *Postgres) Delete(ctx context.Context, id string) error {
+func (s *Keys) Delete(ctx context.Context, id string) error {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM gateway_keys WHERE id = $1`, id)
 	if err == nil && tag.RowsAffected() == 0 {
-		return fmt.Errorf("key %q: %w", id, ErrNotFound)
+		return fmt.Errorf("key %q: %w", id, keys.ErrNotFound)
 	}
 	return fail(err)
 }
 
-var (
-	_ Store = (*File)(nil)
-	_ Store = (*Postgres)(nil)
-)
+var _ keys.Store = (*Keys)(nil)

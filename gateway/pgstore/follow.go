@@ -1,4 +1,4 @@
-package keys
+package pgstore
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // How a Postgres store follows its table: one connection per replica
-// LISTENs, and every wake-up reloads the whole table into a new Set.
+// LISTENs, and every wake-up reloads the whole table into a new keys.Set.
 
 // Reconnection delays: the first retry after a failure waits
 // reconnectFirst, each next one twice as long up to reconnectMax, each
@@ -31,7 +31,7 @@ const (
 // reconnectDelay): however long the outage, changes made meanwhile are
 // loaded within a second or so of the database's return. A probe is one
 // connection attempt, cheap for the database.
-func (s *Postgres) Watch(ctx context.Context, hup <-chan os.Signal) error {
+func (s *Keys) Watch(ctx context.Context, hup <-chan os.Signal) error {
 	failures := 0
 	for {
 		loaded, err := s.follow(ctx, hup)
@@ -69,7 +69,7 @@ func reconnectDelay(failures int, jitter float64) time.Duration {
 // follow connects, LISTENs, loads, and reloads on every notification, hup
 // and ResyncEvery, until the connection fails. It reports whether it loaded
 // the keys at least once.
-func (s *Postgres) follow(ctx context.Context, hup <-chan os.Signal) (loaded bool, err error) {
+func (s *Keys) follow(ctx context.Context, hup <-chan os.Signal) (loaded bool, err error) {
 	cctx, cancel := context.WithTimeout(ctx, reconnectDial)
 	conn, err := pgx.ConnectConfig(cctx, s.listen)
 	cancel()
@@ -106,7 +106,7 @@ func (s *Postgres) follow(ctx context.Context, hup <-chan os.Signal) (loaded boo
 
 // wait returns when a notification comes ("notified"), hup is ready
 // ("signal"), ResyncEvery passes ("periodic"), or the connection fails.
-func (s *Postgres) wait(ctx context.Context, conn *pgx.Conn, hup <-chan os.Signal) (why string, err error) {
+func (s *Keys) wait(ctx context.Context, conn *pgx.Conn, hup <-chan os.Signal) (why string, err error) {
 	wctx, cancel := context.WithTimeout(ctx, s.opts.ResyncEvery)
 	defer cancel()
 	var signalled atomic.Bool
@@ -134,7 +134,7 @@ func (s *Postgres) wait(ctx context.Context, conn *pgx.Conn, hup <-chan os.Signa
 
 // synced records the outcome of a load attempt: the state, the hook, and
 // one log line per outage and per recovery.
-func (s *Postgres) synced(err error) {
+func (s *Keys) synced(err error) {
 	if s.OnSync != nil {
 		s.OnSync(err)
 	}
