@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,96 +22,28 @@ import (
 	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/internal/testbin"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
-var binary string
+func TestMain(m *testing.M) { testbin.Main(m) }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "catalog-bin")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "catalog")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		panic("building catalog: " + err.Error() + "\n" + string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// catalogBin is the binary under test, built once per test binary.
+func catalogBin(t testing.TB) string { return testbin.Build(t, ".") }
 
 // process is a running catalog binary.
 type process struct {
-	cmd         *exec.Cmd
+	*testbin.Process
 	grpc, admin string
-	exited      chan struct{} // closed when the process has exited
-	exitErr     error         // its exit status, set before exited closes
-
-	mu     sync.Mutex
-	logged []string // the log lines so far
-}
-
-// waitLog waits until the process logs a line containing s.
-func (p *process) waitLog(t *testing.T, s string) string {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		p.mu.Lock()
-		lines := p.logged
-		p.mu.Unlock()
-		for _, l := range lines {
-			if strings.Contains(l, s) {
-				return l
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the catalog did not log %q", s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // startBinary runs the catalog on free ports and waits until it listens.
 func startBinary(t *testing.T, args ...string) *process {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0"}, args...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &process{cmd: cmd, exited: make(chan struct{})}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-p.exited
-	})
-	listening := make(chan struct{ grpc, admin string }, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var line struct{ Msg, GRPC, Admin string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "catalog listening" {
-				listening <- struct{ grpc, admin string }{line.GRPC, line.Admin}
-			}
-			p.mu.Lock()
-			p.logged = append(p.logged, sc.Text())
-			p.mu.Unlock()
-			t.Log(sc.Text())
-		}
-		p.exitErr = cmd.Wait()
-		close(p.exited)
-	}()
-	select {
-	case addr := <-listening:
-		p.grpc, p.admin = addr.grpc, addr.admin
-	case <-p.exited:
-		t.Fatalf("catalog exited before listening: %v", p.exitErr)
-	case <-time.After(20 * time.Second):
-		t.Fatal("catalog did not start listening")
-	}
-	return p
+	p := testbin.Start(t, catalogBin(t), append([]string{"-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0"}, args...)...)
+	var line struct{ GRPC, Admin string }
+	p.MustAwaitLog(t, "catalog listening", &line)
+	return &process{Process: p, grpc: line.GRPC, admin: line.Admin}
 }
 
 func (p *process) dial(t *testing.T) *grpc.ClientConn {
@@ -143,17 +71,13 @@ func (p *process) get(t *testing.T, path string) (int, string) {
 func waitServing(t *testing.T, conn *grpc.ClientConn) {
 	t.Helper()
 	hc := healthpb.NewHealthClient(conn)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testnet.Eventually(t, "SERVING", func() error {
 		r, err := hc.Check(context.Background(), &healthpb.HealthCheckRequest{Service: "exercisedb.catalog.v1.CatalogService"})
-		if err == nil && r.Status == healthpb.HealthCheckResponse_SERVING {
-			return
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not SERVING: %v %v", r, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return testnet.Unless(r.Status == healthpb.HealthCheckResponse_SERVING, r.Status.String())
+	})
 }
 
 func TestBinaryServesEmbeddedCatalogue(t *testing.T) {
@@ -207,9 +131,7 @@ func TestBinaryDrainsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	p.Signal(t, syscall.SIGTERM)
 	if r, err := watch.Recv(); err != nil || r.Status != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Fatalf("after SIGTERM, watch: %v %v; want NOT_SERVING", r, err)
 	}
@@ -224,8 +146,8 @@ func TestBinaryDrainsOnSIGTERM(t *testing.T) {
 		t.Fatalf("call in flight broken by shutdown: %v", err)
 	}
 	select {
-	case <-p.exited:
-		t.Fatalf("exited with calls in flight: %v", p.exitErr)
+	case <-p.Exited():
+		t.Fatalf("exited with calls in flight: %v", p.ExitErr())
 	case <-time.After(200 * time.Millisecond):
 	}
 	watch.CloseSend()
@@ -235,9 +157,9 @@ func TestBinaryDrainsOnSIGTERM(t *testing.T) {
 	}
 	conn.Close()
 	select {
-	case <-p.exited:
-		if p.exitErr != nil {
-			t.Fatalf("exit: %v", p.exitErr)
+	case <-p.Exited():
+		if p.ExitErr() != nil {
+			t.Fatalf("exit: %v", p.ExitErr())
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("still running after its calls finished")
@@ -265,9 +187,7 @@ func TestBinaryEndsHealthWatchesOnSIGTERM(t *testing.T) {
 		}
 		watches = append(watches, w)
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	p.Signal(t, syscall.SIGTERM)
 	for _, w := range watches {
 		if r, err := w.Recv(); err != nil || r.Status != healthpb.HealthCheckResponse_NOT_SERVING {
 			t.Fatalf("after SIGTERM, watch: %v %v; want NOT_SERVING", r, err)
@@ -278,9 +198,9 @@ func TestBinaryEndsHealthWatchesOnSIGTERM(t *testing.T) {
 	}
 	// The connection stays open: the process must exit all the same.
 	select {
-	case <-p.exited:
-		if p.exitErr != nil {
-			t.Fatalf("exit: %v", p.exitErr)
+	case <-p.Exited():
+		if p.ExitErr() != nil {
+			t.Fatalf("exit: %v", p.ExitErr())
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("still running 10s after SIGTERM with only health watchers connected")
@@ -292,37 +212,34 @@ func TestBinaryRefusesABadCatalogue(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"format":"exercisedb-catalogue/v1","vocabularies":{},"exercises":[{"id":"x","nam":"typo"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(binary, "-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-data", path).CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("err = %v, want exit status 1", err)
+	r := testbin.Run(t, catalogBin(t), "-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-data", path)
+	if r.Code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", r.Code, r.Stderr)
 	}
-	if !strings.Contains(string(out), `exercises[0] (id "x"): unknown field "nam"`) {
-		t.Errorf("output does not name the record and field:\n%s", out)
+	if !strings.Contains(r.Stderr, `exercises[0] (id "x"): unknown field "nam"`) {
+		t.Errorf("stderr does not name the record and field:\n%s", r.Stderr)
 	}
 }
 
 func TestHelpAndVersion(t *testing.T) {
 	for _, arg := range []string{"-h", "-help", "--help"} {
-		var stdout strings.Builder
-		cmd := exec.Command(binary, arg)
-		cmd.Stdout = &stdout
-		if err := cmd.Run(); err != nil {
-			t.Errorf("catalog %s: %v, want exit 0", arg, err)
+		r := testbin.Run(t, catalogBin(t), arg)
+		if r.Code != 0 {
+			t.Errorf("catalog %s: exit %d, want 0; stderr: %s", arg, r.Code, r.Stderr)
 		}
 		for _, want := range []string{"-tls-client-ca", "CATALOG_TLS_CLIENT_CA", "-reflection", "-pprof", "-version"} {
-			if !strings.Contains(stdout.String(), want) {
-				t.Errorf("catalog %s does not mention %s:\n%s", arg, want, stdout.String())
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("catalog %s does not mention %s:\n%s", arg, want, r.Stdout)
 			}
 		}
 	}
-	out, err := exec.Command(binary, "-version").Output()
-	if err != nil || !strings.HasPrefix(string(out), "catalog ") || strings.Count(string(out), "\n") != 1 || !strings.Contains(string(out), runtime.Version()) {
-		t.Errorf("catalog -version: %v, %q; want exit 0 and one line with the Go version", err, out)
+	r := testbin.Run(t, catalogBin(t), "-version")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "catalog ") || strings.Count(r.Stdout, "\n") != 1 || !strings.Contains(r.Stdout, runtime.Version()) {
+		t.Errorf("catalog -version: exit %d, %q; want exit 0 and one line with the Go version", r.Code, r.Stdout)
 	}
-	out, err = exec.Command(binary, "-bogus").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "catalog -h") {
-		t.Errorf("catalog -bogus: %v, %q; want exit 1 and a pointer to -h", err, out)
+	r = testbin.Run(t, catalogBin(t), "-bogus")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "catalog -h") {
+		t.Errorf("catalog -bogus: exit %d, %q; want exit 1 and a pointer to -h", r.Code, r.Stderr)
 	}
 }
 
@@ -337,10 +254,9 @@ func TestBinaryNamesAnAddressItCannotUse(t *testing.T) {
 		{"-admin", "-admin (CATALOG_ADMIN): listen tcp " + taken.Addr().String()},
 	} {
 		args := []string{"-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0", tt.flag, taken.Addr().String()}
-		out, err := exec.Command(binary, args...).CombinedOutput()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), tt.want) {
-			t.Errorf("%s on a taken port: %v\n%s\nwant exit 1 and %q", tt.flag, err, out, tt.want)
+		r := testbin.Run(t, catalogBin(t), args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, tt.want) {
+			t.Errorf("%s on a taken port: exit %d\n%s\nwant exit 1 and %q", tt.flag, r.Code, r.Stderr, tt.want)
 		}
 	}
 }

@@ -48,7 +48,7 @@ func TestREADMEExamples(t *testing.T) {
 	ca.Client(t, "gateway").Write(t, certs, "gateway")
 	cert, key := ca.Server(t, "catalog", "127.0.0.1").Write(t, certs, "catalog")
 	mtls := startBinary(t, "-tls-cert", cert, "-tls-key", key, "-tls-client-ca", filepath.Join(certs, "ca.crt"))
-	mtls.waitLog(t, "catalogue loaded")
+	mtls.MustAwaitLog(t, "catalogue loaded", nil)
 	for _, ex := range examples {
 		target := p
 		if strings.Contains(ex.Command, " -cert ") {

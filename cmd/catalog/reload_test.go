@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/exercisedb/exercisedb/catalog/dataset"
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // TestBinaryReloadsCatalogue changes the -data file under load: each new
@@ -78,20 +78,11 @@ func TestBinaryReloadsCatalogue(t *testing.T) {
 		versions[next.CatalogueVersion] = true
 	}
 	write("{not json")
-	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	p.Signal(t, syscall.SIGHUP)
+	testnet.Eventually(t, "a broken file reported as a failed reload", func() error {
 		_, body := p.get(t, "/metrics")
-		if strings.Contains(body, `exercisedb_catalog_reloads_total{result="error"}`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("a broken file was not reported as a failed reload")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return testnet.Unless(strings.Contains(body, `exercisedb_catalog_reloads_total{result="error"}`), "no failed reload on /metrics")
+	})
 	cancel()
 	wg.Wait()
 	if failures.Load() > 0 || calls.Load() == 0 {

@@ -24,7 +24,7 @@ func TestSearchCacheBytes(t *testing.T) {
 	const bound = 16 << 20
 	t.Setenv("GOMEMLIMIT", strconv.Itoa(bound+64<<20))
 	p := startBinary(t, "-search-cache-bytes", strconv.Itoa(bound))
-	p.waitLog(t, "catalogue loaded")
+	p.MustAwaitLog(t, "catalogue loaded", nil)
 	before := residentBytes(t, p)
 	client := catalogv1.NewCatalogServiceClient(p.dial(t))
 	words := []string{"sqaut", "benhc", "dumbel", "curll", "presss", "deadlfit", "lungee", "pulup", "rwo", "shoulderr", "tricepps", "kettlebel", "plnak", "crunchh", "bridgee", "stretchh"}
@@ -62,7 +62,7 @@ func TestSearchCacheBytes(t *testing.T) {
 // without /proc.
 func residentBytes(t *testing.T, p *process) int64 {
 	t.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
 	if err != nil {
 		return -1
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +17,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/exercisedb/exercisedb/gen/exercisedb/catalog/v1"
+	"github.com/exercisedb/exercisedb/internal/testbin"
 	"github.com/exercisedb/exercisedb/internal/testcerts"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // tlsFiles writes a server key pair of ca for 127.0.0.1 and ca as the
@@ -61,8 +61,10 @@ func (p *process) check(t *testing.T, creds grpc.DialOption) error {
 func TestBinaryMTLS(t *testing.T) {
 	ca, other := testcerts.NewCA(t, "catalog CA"), testcerts.NewCA(t, "other CA")
 	p := startBinary(t, append(tlsFiles(t, t.TempDir(), ca), "-reflection=false")...)
-	if line := p.waitLog(t, "catalog listening"); !strings.Contains(line, `"tls":true,"mtls":true,"reflection":false`) {
-		t.Errorf("the start does not say TLS, mTLS and reflection: %s", line)
+	var line map[string]any
+	p.MustAwaitLog(t, "catalog listening", &line)
+	if line["tls"] != true || line["mtls"] != true || line["reflection"] != false {
+		t.Errorf("the start does not say TLS, mTLS and reflection: %v", line)
 	}
 	gateway, stranger := ca.Client(t, "gateway"), other.Client(t, "gateway")
 	for _, tt := range []struct {
@@ -131,22 +133,16 @@ func TestBinaryCertificateRotation(t *testing.T) {
 	dir := t.TempDir()
 	ca1, ca2 := testcerts.NewCA(t, "CA 1"), testcerts.NewCA(t, "CA 2")
 	p := startBinary(t, tlsFiles(t, dir, ca1)...)
-	p.waitLog(t, "following TLS files")
+	p.MustAwaitLog(t, "following TLS files", nil)
 	client1, client2 := ca1.Client(t, "gateway"), ca2.Client(t, "gateway")
 	waitServing(t, dial(t, p, tlsClient(t, ca1, &client1)))
 
 	tlsFiles(t, dir, ca2)
-	deadline := time.Now().Add(20 * time.Second)
-	for err := errors.New("not tried"); err != nil; err = p.check(t, tlsClient(t, ca2, &client2)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("a client of the new CA is still refused: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testnet.Eventually(t, "a client of the new CA gets in", func() error { return p.check(t, tlsClient(t, ca2, &client2)) })
 	if err := p.check(t, tlsClient(t, ca1, &client1)); err == nil {
 		t.Error("after rotation, a client of the old CA still gets in")
 	}
-	p.waitLog(t, "TLS files reloaded")
+	p.MustAwaitLog(t, "TLS files reloaded", nil)
 	if _, body := p.get(t, "/metrics"); !strings.Contains(body, `exercisedb_tls_last_reload_successful{files="grpc"} 1`) ||
 		!strings.Contains(body, `exercisedb_tls_certificate_expiry_timestamp_seconds{files="grpc"}`) {
 		t.Errorf("no TLS figures of the gRPC listener on /metrics:\n%s", body)
@@ -179,10 +175,9 @@ func TestBinaryRefusesBadTLS(t *testing.T) {
 		{[]string{"-tls-cert", cert, "-tls-key", otherKey}, "other.key"},
 		{[]string{"-tls-cert", cert, "-tls-key", otherKey + ".missing"}, "other.key.missing"},
 	} {
-		out, err := exec.Command(binary, append([]string{"-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0"}, tt.args...)...).CombinedOutput()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), tt.want) {
-			t.Errorf("%v: %v, want exit status 1 and a message containing %q:\n%s", tt.args, err, tt.want, out)
+		r := testbin.Run(t, catalogBin(t), append([]string{"-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0"}, tt.args...)...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, tt.want) {
+			t.Errorf("%v: exit %d, want exit status 1 and a message containing %q:\n%s", tt.args, r.Code, tt.want, r.Stderr)
 		}
 	}
 }

@@ -20,7 +20,9 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/internal/testbin"
 	"github.com/exercisedb/exercisedb/internal/testcerts"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // withCatalogTLS adds catalog.tls (YAML lines under catalog:) to the
@@ -45,12 +47,10 @@ func TestCatalogMTLS(t *testing.T) {
 	cert, key := ca.Server(t, "catalog").Write(t, dir, "catalog")
 	caFile := filepath.Join(dir, "ca.crt")
 	testcerts.WriteFile(t, caFile, ca.PEM)
-	p := start(t, catalogBin, "-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0",
+	p := testbin.Start(t, catalogBin(t), "-listen", "127.0.0.1:0", "-admin", "127.0.0.1:0",
 		"-tls-cert", cert, "-tls-key", key, "-tls-client-ca", caFile)
 	var line struct{ GRPC string }
-	if err := p.awaitLog("catalog listening", &line); err != nil {
-		t.Fatal(err)
-	}
+	p.MustAwaitLog(t, "catalog listening", &line)
 
 	config := testConfig(t, line.GRPC, options{})
 	testcerts.WriteFile(t, filepath.Join(filepath.Dir(config), "ca.crt"), ca.PEM)
@@ -60,9 +60,9 @@ func TestCatalogMTLS(t *testing.T) {
 	k := newKey(t, config, "key_mtls", "exercisedb=Pro")
 	g := startGateway(t, config)
 	c := newClient(t)
-	eventually(t, "a listing through mTLS", func() (bool, string) {
+	testnet.Eventually(t, "a listing through mTLS", func() error {
 		code, body := statusOf(t, c, g, "/api/v1/exercises?limit=1", k, gifHost)
-		return code == http.StatusOK, body
+		return testnet.Unless(code == http.StatusOK, body)
 	})
 
 	noCert := testConfig(t, line.GRPC, options{})
@@ -71,9 +71,9 @@ func TestCatalogMTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	g2 := startGateway(t, noCert)
-	eventually(t, "/readyz 503: the catalog requires a client certificate", func() (bool, string) {
+	testnet.Eventually(t, "/readyz 503: the catalog requires a client certificate", func() error {
 		code, body := adminGet(c, g2, "/readyz")
-		return code == http.StatusServiceUnavailable && strings.Contains(body, "certificate required"), body
+		return testnet.Unless(code == http.StatusServiceUnavailable && strings.Contains(body, "certificate required"), body)
 	})
 }
 

@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // TestDrainDelay: after SIGTERM, readiness fails at once while the public
@@ -31,16 +33,16 @@ func TestDrainDelay(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode, nil
 	}
-	eventually(t, "ready", func() (bool, string) {
+	testnet.Eventually(t, "ready", func() error {
 		code, body := adminGet(c, g, "/readyz")
-		return code == http.StatusOK, body
+		return testnet.Unless(code == http.StatusOK, body)
 	})
 
 	sent := time.Now()
-	g.signal(t, syscall.SIGTERM)
-	eventually(t, "/readyz failing after SIGTERM", func() (bool, string) {
+	g.Signal(t, syscall.SIGTERM)
+	testnet.Eventually(t, "/readyz failing after SIGTERM", func() error {
 		code, body := adminGet(c, g, "/readyz")
-		return code == http.StatusServiceUnavailable, body
+		return testnet.Unless(code == http.StatusServiceUnavailable, body)
 	})
 	failedAfter := time.Since(sent)
 
@@ -64,12 +66,12 @@ func TestDrainDelay(t *testing.T) {
 		t.Errorf("during the drain delay: %d served, %d refused; want none refused", served, refusedN)
 	}
 	// Then the listener closes and the process exits.
-	eventually(t, "the listener closed after the delay", func() (bool, string) {
+	testnet.Eventually(t, "the listener closed after the delay", func() error {
 		_, err := get()
-		return err != nil && refused(err), "still accepting"
+		return testnet.Unless(err != nil && refused(err), "still accepting")
 	})
 	closedAfter := time.Since(sent)
-	g.waitExit(t)
+	g.WaitExit(t, exitTimeout)
 	if closedAfter < delay {
 		t.Errorf("listener closed %v after SIGTERM, before the %v drain delay", closedAfter, delay)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/exercisedb/exercisedb/internal/testcerts"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // appendConfig adds YAML to the configuration at path.
@@ -82,12 +83,12 @@ func TestHTTPS(t *testing.T) {
 	// Rotation: a certificate from a new CA replaces the old one on disk.
 	newCA := testcerts.NewCA(t, "new CA")
 	newCA.Server(t, "127.0.0.1", "localhost").Write(t, dir, "server")
-	eventually(t, "the new certificate served", func() (bool, string) {
+	testnet.Eventually(t, "the new certificate served", func() error {
 		resp, _, err := get(client(newCA, true))
 		if err != nil {
-			return false, err.Error()
+			return errors.New(err.Error())
 		}
-		return resp.StatusCode == 200, resp.Status
+		return testnet.Unless(resp.StatusCode == 200, resp.Status)
 	})
 	var unknown x509.UnknownAuthorityError
 	if _, _, err := get(client(oldCA, true)); !errors.As(err, &unknown) {
@@ -104,9 +105,9 @@ func TestHTTPS(t *testing.T) {
 		t.Error("no expiry of the public certificate on /metrics")
 	}
 	testcerts.WriteFile(t, filepath.Join(dir, "server.key"), newCA.Server(t, "127.0.0.1").KeyPEM)
-	eventually(t, "the failed reload on /metrics", func() (bool, string) {
+	testnet.Eventually(t, "the failed reload on /metrics", func() error {
 		v := counter(t, admin, g, `exercisedb_tls_last_reload_successful{files="public"}`)
-		return v == 0 && counter(t, admin, g, `exercisedb_tls_reloads_total{files="public",result="error"}`) >= 1, fmt.Sprint(v)
+		return testnet.Unless(v == 0 && counter(t, admin, g, `exercisedb_tls_reloads_total{files="public",result="error"}`) >= 1, fmt.Sprint(v))
 	})
 	if resp, _, err := get(client(newCA, true)); err != nil || resp.StatusCode != 200 {
 		t.Errorf("after a failed reload: %v", err)
@@ -172,9 +173,9 @@ func TestHTTPSSignalReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	newCA.Server(t, "127.0.0.1").Write(t, elsewhere, "server")
-	g.signal(t, syscall.SIGHUP)
-	eventually(t, "the renewed certificate served after SIGHUP", func() (bool, string) {
+	g.Signal(t, syscall.SIGHUP)
+	testnet.Eventually(t, "the renewed certificate served after SIGHUP", func() error {
 		err := trusting(newCA)
-		return err == nil, fmt.Sprint(err)
+		return testnet.Unless(err == nil, fmt.Sprint(err))
 	})
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/exercisedb/exercisedb/internal/docexample"
 	"github.com/exercisedb/exercisedb/internal/pgtest"
+	"github.com/exercisedb/exercisedb/internal/testbin"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
@@ -150,20 +152,20 @@ func TestKeysReplicasPostgres(t *testing.T) {
 		if status, body := statusOf(t, c, g, "/api/v1/liveness", kept.Key, gifHost); status != http.StatusOK {
 			t.Errorf("replica %d lost a key after the drop: %d %s", i, status, body)
 		}
-		eventually(t, "back up", func() (bool, string) {
+		testnet.Eventually(t, "back up", func() error {
 			up := counter(t, c, g, "exercisedb_gateway_key_store_up")
-			return up == 1, fmt.Sprint("exercisedb_gateway_key_store_up ", up)
+			return testnet.Unless(up == 1, fmt.Sprint("exercisedb_gateway_key_store_up ", up))
 		})
 		if n := counter(t, c, g, `exercisedb_gateway_key_store_syncs_total{result="error"}`); n < 1 {
 			t.Errorf("replica %d counted no failed sync after the drop", i)
 		}
-		if len(g.logEntries("key store unreachable; the keys last loaded stay in force until it is back")) != 1 {
+		if len(g.LogEntries("key store unreachable; the keys last loaded stay in force until it is back")) != 1 {
 			t.Errorf("replica %d did not log the outage once", i)
 		}
 	}
 	t.Logf("propagation to the slowest of 3 replicas, from before the admin call: %s", strings.Join(latencies, ", "))
 	for _, g := range gs {
-		if strings.Contains(strings.Join(g.log(), "\n"), strings.TrimPrefix(k.Key, "exdb_")) {
+		if strings.Contains(strings.Join(g.Log(), "\n"), strings.TrimPrefix(k.Key, "exdb_")) {
 			t.Error("a key appears in a gateway's log")
 		}
 	}
@@ -194,18 +196,18 @@ func testKeysPostgresRestart(t *testing.T, outage time.Duration) {
 	everywhere := func(what, key string) {
 		t.Helper()
 		for i, g := range gs {
-			eventually(t, fmt.Sprintf("%s on replica %d", what, i), func() (bool, string) {
+			testnet.Eventually(t, fmt.Sprintf("%s on replica %d", what, i), func() error {
 				status, body := statusOf(t, c, g, "/api/v1/liveness", key, gifHost)
-				return status == http.StatusOK, fmt.Sprint(status, " ", body)
+				return testnet.Unless(status == http.StatusOK, fmt.Sprint(status, " ", body))
 			})
 		}
 	}
 	storeUp := func(want float64) {
 		t.Helper()
 		for i, g := range gs {
-			eventually(t, fmt.Sprintf("replica %d: key_store_up %v", i, want), func() (bool, string) {
+			testnet.Eventually(t, fmt.Sprintf("replica %d: key_store_up %v", i, want), func() error {
 				up := counter(t, c, g, "exercisedb_gateway_key_store_up")
-				return up == want, fmt.Sprint("exercisedb_gateway_key_store_up ", up)
+				return testnet.Unless(up == want, fmt.Sprint("exercisedb_gateway_key_store_up ", up))
 			})
 		}
 	}
@@ -234,7 +236,7 @@ func testKeysPostgresRestart(t *testing.T, outage time.Duration) {
 		if status, body := statusOf(t, c, g, "/api/v1/liveness", before.Key, gifHost); status != http.StatusOK {
 			t.Errorf("replica %d lost a key over the restart: %d %s", i, status, body)
 		}
-		if n := len(g.logEntries("key store unreachable; the keys last loaded stay in force until it is back")); n != 1 {
+		if n := len(g.LogEntries("key store unreachable; the keys last loaded stay in force until it is back")); n != 1 {
 			t.Errorf("replica %d logged the outage %d times, want once", i, n)
 		}
 	}
@@ -250,38 +252,38 @@ func TestKeysCLI(t *testing.T) {
 				dbURL, _ := pgtest.URL(t)
 				withKeyService(t, config, dbURL)
 			}
-			gw := func(args ...string) result {
+			gw := func(args ...string) testbin.Result {
 				t.Helper()
 				r := runGateway(t, append([]string{"keys", args[0], "-config", config}, args[1:]...)...)
-				if r.code != 0 {
-					t.Fatalf("keys %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
+				if r.Code != 0 {
+					t.Fatalf("keys %s: exit %d: %s", strings.Join(args, " "), r.Code, r.Stderr)
 				}
 				return r
 			}
-			key := strings.TrimSpace(gw("create", "-id", "key_cli", "-name", "cli app", "-product", "exercisedb=Pro", "-expires", "2099-01-01T00:00:00Z").stdout)
+			key := strings.TrimSpace(gw("create", "-id", "key_cli", "-name", "cli app", "-product", "exercisedb=Pro", "-expires", "2099-01-01T00:00:00Z").Stdout)
 			if !strings.HasPrefix(key, "exdb_") {
 				t.Fatalf("create printed %q", key)
 			}
 			gw("disable", "key_cli")
-			list := gw("list").stdout
+			list := gw("list").Stdout
 			if !strings.Contains(list, "key_cli") || !strings.Contains(list, "exercisedb=Pro") || !strings.Contains(list, "true") ||
 				!strings.Contains(list, "2099-01-01T00:00:00Z") || strings.Contains(list, key) {
 				t.Errorf("list after disable:\n%s", list)
 			}
-			if r := runGateway(t, "keys", "rotate", "-config", config, "key_cli"); r.code != 1 || !strings.Contains(r.stderr, "disabled") {
-				t.Errorf("rotate of a disabled key: exit %d: %s", r.code, r.stderr)
+			if r := runGateway(t, "keys", "rotate", "-config", config, "key_cli"); r.Code != 1 || !strings.Contains(r.Stderr, "disabled") {
+				t.Errorf("rotate of a disabled key: exit %d: %s", r.Code, r.Stderr)
 			}
 			gw("disable", "-enable", "key_cli")
 			rotated := gw("rotate", "-overlap", "1h", "key_cli")
-			if next := strings.TrimSpace(rotated.stdout); !strings.HasPrefix(next, "exdb_") || next == key {
-				t.Errorf("rotate printed %q", rotated.stdout)
+			if next := strings.TrimSpace(rotated.Stdout); !strings.HasPrefix(next, "exdb_") || next == key {
+				t.Errorf("rotate printed %q", rotated.Stdout)
 			}
 			gw("delete", "key_cli")
-			if list := gw("list").stdout; strings.Contains(list, "key_cli ") || strings.Count(list, "\n") != 2 {
+			if list := gw("list").Stdout; strings.Contains(list, "key_cli ") || strings.Count(list, "\n") != 2 {
 				t.Errorf("list after delete (the rotated key left):\n%s", list)
 			}
-			if r := runGateway(t, "keys", "delete", "-config", config, "key_cli"); r.code != 1 || !strings.Contains(r.stderr, "no key has this id") {
-				t.Errorf("delete of an unknown id: exit %d: %s", r.code, r.stderr)
+			if r := runGateway(t, "keys", "delete", "-config", config, "key_cli"); r.Code != 1 || !strings.Contains(r.Stderr, "no key has this id") {
+				t.Errorf("delete of an unknown id: exit %d: %s", r.Code, r.Stderr)
 			}
 		})
 	}
@@ -360,8 +362,8 @@ func TestKeysPostgresUnreachableAtStart(t *testing.T) {
 	config := testConfig(t, "127.0.0.1:1", options{})
 	withKeyService(t, config, "postgres://gw:hunter2@127.0.0.1:1/keys?sslmode=disable&connect_timeout=2")
 	r := runGateway(t, "-config", config)
-	if r.code != 1 || !strings.Contains(r.stderr, "key store: PostgreSQL at 127.0.0.1:1/keys") || strings.Contains(r.stderr, "hunter2") {
-		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "key store: PostgreSQL at 127.0.0.1:1/keys") || strings.Contains(r.Stderr, "hunter2") {
+		t.Errorf("exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}
 }
 
@@ -373,21 +375,21 @@ func TestKeysCLIInvalidRow(t *testing.T) {
 	dbURL, schema := pgtest.URL(t)
 	withKeyService(t, config, dbURL)
 	for _, id := range []string{"key_a", "key_poison", "key_z"} {
-		if r := runGateway(t, "keys", "create", "-config", config, "-id", id, "-product", "exercisedb=Pro"); r.code != 0 {
-			t.Fatalf("keys create: exit %d: %s", r.code, r.stderr)
+		if r := runGateway(t, "keys", "create", "-config", config, "-id", id, "-product", "exercisedb=Pro"); r.Code != 0 {
+			t.Fatalf("keys create: exit %d: %s", r.Code, r.Stderr)
 		}
 	}
 	pgtest.Exec(t, `ALTER TABLE `+schema+`.gateway_keys DROP CONSTRAINT gateway_keys_products_plans`)
 	pgtest.Exec(t, `UPDATE `+schema+`.gateway_keys SET products = '{"exercisedb": 1}' WHERE id = 'key_poison'`)
 	r := runGateway(t, "keys", "list", "-config", config)
-	if r.code != 1 || !strings.Contains(r.stderr, `the row of key "key_poison" (products: want an object`) {
-		t.Errorf("keys list: exit %d, stderr %q; want 1 and the bad row named", r.code, r.stderr)
+	if r.Code != 1 || !strings.Contains(r.Stderr, `the row of key "key_poison" (products: want an object`) {
+		t.Errorf("keys list: exit %d, stderr %q; want 1 and the bad row named", r.Code, r.Stderr)
 	}
-	if !strings.Contains(r.stdout, "key_a") || !strings.Contains(r.stdout, "key_z") || strings.Contains(r.stdout, "key_poison") {
-		t.Errorf("keys list printed:\n%s\nwant the other keys", r.stdout)
+	if !strings.Contains(r.Stdout, "key_a") || !strings.Contains(r.Stdout, "key_z") || strings.Contains(r.Stdout, "key_poison") {
+		t.Errorf("keys list printed:\n%s\nwant the other keys", r.Stdout)
 	}
-	if r := runGateway(t, "keys", "delete", "-config", config, "key_poison"); r.code != 0 {
-		t.Errorf("keys delete of the bad row: exit %d: %s", r.code, r.stderr)
+	if r := runGateway(t, "keys", "delete", "-config", config, "key_poison"); r.Code != 0 {
+		t.Errorf("keys delete of the bad row: exit %d: %s", r.Code, r.Stderr)
 	}
 }
 
@@ -402,8 +404,8 @@ func TestKeysCLINames(t *testing.T) {
 		"not utf-8 \xff": "keys create: -name: not valid UTF-8\n",
 	} {
 		r := runGateway(t, "keys", "create", "-config", config, "-name", name, "-product", "exercisedb=Pro")
-		if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
-			t.Errorf("keys create -name %q: exit %d, stdout %q, stderr %q; want 1 and %q", name, r.code, r.stdout, r.stderr, want)
+		if r.Code != 1 || !strings.Contains(r.Stderr, want) || r.Stdout != "" {
+			t.Errorf("keys create -name %q: exit %d, stdout %q, stderr %q; want 1 and %q", name, r.Code, r.Stdout, r.Stderr, want)
 		}
 	}
 	data := "keys:\n  - id: key_hand\n    name: \"\\e[2Jcleared\\u202e\"\n    hash: " + sha256Hash("exdb_hand") + "\n    products: {exercisedb: Pro}\n"
@@ -411,8 +413,8 @@ func TestKeysCLINames(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runGateway(t, "keys", "list", "-config", config)
-	if r.code != 0 || strings.ContainsAny(r.stdout, "\x1b\u202e") || !strings.Contains(r.stdout, `"\x1b[2Jcleared\u202e"`) {
-		t.Errorf("keys list: exit %d, stdout %q; want the name quoted", r.code, r.stdout)
+	if r.Code != 0 || strings.ContainsAny(r.Stdout, "\x1b\u202e") || !strings.Contains(r.Stdout, `"\x1b[2Jcleared\u202e"`) {
+		t.Errorf("keys list: exit %d, stdout %q; want the name quoted", r.Code, r.Stdout)
 	}
 }
 
@@ -445,8 +447,8 @@ func TestKeysCLIArguments(t *testing.T) {
 		{[]string{"frobnicate"}, `gateway: unknown command "keys frobnicate"; usage: gateway keys create|list|disable|rotate|delete`},
 	} {
 		r := runGateway(t, append([]string{"keys"}, tt.args...)...)
-		if r.code != 1 || !strings.HasPrefix(r.stderr, tt.want) || strings.Count(r.stderr, "gateway:") != 1 || r.stdout != "" {
-			t.Errorf("gateway keys %s: exit %d, stdout %q, stderr %q; want 1 and %q", strings.Join(tt.args, " "), r.code, r.stdout, r.stderr, tt.want)
+		if r.Code != 1 || !strings.HasPrefix(r.Stderr, tt.want) || strings.Count(r.Stderr, "gateway:") != 1 || r.Stdout != "" {
+			t.Errorf("gateway keys %s: exit %d, stdout %q, stderr %q; want 1 and %q", strings.Join(tt.args, " "), r.Code, r.Stdout, r.Stderr, tt.want)
 		}
 	}
 	if _, err := os.Stat(keysPath(config)); !errors.Is(err, os.ErrNotExist) {
@@ -454,11 +456,11 @@ func TestKeysCLIArguments(t *testing.T) {
 	}
 	for _, args := range [][]string{{"-h"}, {"--help"}, {"create", "-h"}, {"list", "-h"}, {"disable", "-h"}, {"rotate", "--help"}, {"delete", "-h"}} {
 		r := runGateway(t, append([]string{"keys"}, args...)...)
-		if r.code != 0 || !strings.Contains(r.stdout, "gateway keys") || r.stderr != "" {
-			t.Errorf("gateway keys %s: exit %d, stdout %q, stderr %q; want 0 and help on stdout", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		if r.Code != 0 || !strings.Contains(r.Stdout, "gateway keys") || r.Stderr != "" {
+			t.Errorf("gateway keys %s: exit %d, stdout %q, stderr %q; want 0 and help on stdout", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
 		}
 	}
-	if r := runGateway(t, "keys", "create", "-h"); !strings.Contains(r.stdout, "-product PRODUCT=PLAN") || !strings.Contains(r.stdout, "-expires") {
-		t.Errorf("gateway keys create -h:\n%s", r.stdout)
+	if r := runGateway(t, "keys", "create", "-h"); !strings.Contains(r.Stdout, "-product PRODUCT=PLAN") || !strings.Contains(r.Stdout, "-expires") {
+		t.Errorf("gateway keys create -h:\n%s", r.Stdout)
 	}
 }

@@ -14,8 +14,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -28,29 +26,12 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/exercisedb/exercisedb/internal/testbin"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
-// The binaries under test, built once by TestMain.
-var gatewayBin, catalogBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "gateway-bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	gatewayBin, catalogBin = filepath.Join(dir, "gateway"), filepath.Join(dir, "catalog")
-	for bin, pkg := range map[string]string{gatewayBin: ".", catalogBin: "../catalog"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // sha256Hash is the keys file's form of key, computed here independently
 // of the gateway's code.
@@ -66,15 +47,15 @@ func TestKeysCreate(t *testing.T) {
 	// The first key creates the keys file.
 	r := runGateway(t, "keys", "create", "-config", config, "-name", "first app", "-id", "key_first",
 		"-product", "exercisedb=Pro", "-product", "exercisedb-video=Mega")
-	if r.code != 0 {
-		t.Fatalf("keys create: exit %d: %s", r.code, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("keys create: exit %d: %s", r.Code, r.Stderr)
 	}
-	key := strings.TrimSuffix(r.stdout, "\n")
+	key := strings.TrimSuffix(r.Stdout, "\n")
 	if !strings.HasPrefix(key, "exdb_") || strings.ContainsAny(key, " \t\n") || len(key) < len("exdb_")+32 {
-		t.Fatalf("stdout = %q, want the key alone: exdb_ and at least 32 characters, one line", r.stdout)
+		t.Fatalf("stdout = %q, want the key alone: exdb_ and at least 32 characters, one line", r.Stdout)
 	}
-	if strings.Contains(r.stderr, key) || strings.Contains(r.stderr, strings.TrimPrefix(key, "exdb_")) {
-		t.Errorf("stderr shows the key: %q", r.stderr)
+	if strings.Contains(r.Stderr, key) || strings.Contains(r.Stderr, strings.TrimPrefix(key, "exdb_")) {
+		t.Errorf("stderr shows the key: %q", r.Stderr)
 	}
 	data, err := os.ReadFile(keys)
 	if err != nil {
@@ -118,14 +99,14 @@ func TestKeysCreate(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runGateway(t, append([]string{"keys", "create", "-config", config, "-name", "refused"}, tt.args...)...)
-			if r.code != 1 {
-				t.Errorf("exit %d, want 1", r.code)
+			if r.Code != 1 {
+				t.Errorf("exit %d, want 1", r.Code)
 			}
-			if !strings.Contains(r.stderr, tt.want) {
-				t.Errorf("stderr = %q, want it to name %s", r.stderr, tt.want)
+			if !strings.Contains(r.Stderr, tt.want) {
+				t.Errorf("stderr = %q, want it to name %s", r.Stderr, tt.want)
 			}
-			if r.stdout != "" {
-				t.Errorf("stdout = %q, want nothing", r.stdout)
+			if r.Stdout != "" {
+				t.Errorf("stdout = %q, want nothing", r.Stdout)
 			}
 			if after, _ := os.ReadFile(keys); !bytes.Equal(after, before) {
 				t.Errorf("the keys file changed:\n%s", after)
@@ -219,9 +200,9 @@ func TestEndToEnd(t *testing.T) {
 	g := startGateway(t, config)
 	c := newClient(t)
 
-	eventually(t, "/readyz 200", func() (bool, string) {
+	testnet.Eventually(t, "/readyz 200", func() error {
 		code, body := adminGet(c, g, "/readyz")
-		return code == http.StatusOK, body
+		return testnet.Unless(code == http.StatusOK, body)
 	})
 	for path, want := range map[string]string{"/healthz": "ok", "/metrics": "exercisedb_build_info{goversion="} {
 		if code, body := adminGet(c, g, path); code != http.StatusOK || !strings.Contains(body, want) {
@@ -314,7 +295,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// Keys are never logged in clear.
-	for _, line := range g.log() {
+	for _, line := range g.Log() {
 		if strings.Contains(line, pro) || strings.Contains(line, mega) {
 			t.Fatalf("the gateway logged a key: %s", line)
 		}
@@ -329,38 +310,38 @@ func TestCatalogDownThenBack(t *testing.T) {
 	c := newClient(t)
 	const path = "/api/v1/exercises?limit=3"
 
-	eventually(t, "a 200 with the catalog up", func() (bool, string) {
+	testnet.Eventually(t, "a 200 with the catalog up", func() error {
 		code, saw := statusOf(t, c, g, path, key, gifHost)
-		return code == http.StatusOK, saw
+		return testnet.Unless(code == http.StatusOK, saw)
 	})
-	cat.kill(t)
+	cat.Kill(t)
 
 	var down response
-	eventually(t, "a 503 with the catalog killed", func() (bool, string) {
+	testnet.Eventually(t, "a 503 with the catalog killed", func() error {
 		down = api(t, c, g, path, key, gifHost)
-		return down.status == http.StatusServiceUnavailable, down.String()
+		return testnet.Unless(down.status == http.StatusServiceUnavailable, down.String())
 	})
 	checkError(t, down, http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE")
 	if n, err := strconv.Atoi(down.header.Get("Retry-After")); err != nil || n < 1 {
 		t.Errorf("Retry-After = %q, want whole seconds", down.header.Get("Retry-After"))
 	}
-	eventually(t, "/readyz 503 with the catalog killed", func() (bool, string) {
+	testnet.Eventually(t, "/readyz 503 with the catalog killed", func() error {
 		code, body := adminGet(c, g, "/readyz")
-		return code == http.StatusServiceUnavailable, body
+		return testnet.Unless(code == http.StatusServiceUnavailable, body)
 	})
 	if code, body := adminGet(c, g, "/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz with the catalog down = %d %s, want 200: the gateway itself is alive", code, body)
 	}
 
 	restartCatalog(t, addr)
-	eventually(t, "a 200 with the catalog back", func() (bool, string) {
+	testnet.Eventually(t, "a 200 with the catalog back", func() error {
 		code, saw := statusOf(t, c, g, path, key, gifHost)
-		return code == http.StatusOK, saw
+		return testnet.Unless(code == http.StatusOK, saw)
 	})
 	decodeList(t, api(t, c, g, path, key, gifHost))
-	eventually(t, "/readyz 200 with the catalog back", func() (bool, string) {
+	testnet.Eventually(t, "/readyz 200 with the catalog back", func() error {
 		code, body := adminGet(c, g, "/readyz")
-		return code == http.StatusOK, body
+		return testnet.Unless(code == http.StatusOK, body)
 	})
 }
 
@@ -394,37 +375,37 @@ func TestSIGHUPReloadAndRevoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signals := len(g.logEntries("reloading keys file on signal"))
+	signals := len(g.LogEntries("reloading keys file on signal"))
 	replaceFile(t, keys, data)
-	g.signal(t, syscall.SIGHUP)
-	eventually(t, "the revoked key refused", func() (bool, string) {
+	g.Signal(t, syscall.SIGHUP)
+	testnet.Eventually(t, "the revoked key refused", func() error {
 		code, saw := status(revoked)
-		return code == http.StatusUnauthorized, saw
+		return testnet.Unless(code == http.StatusUnauthorized, saw)
 	})
 	checkError(t, api(t, c, g, path, revoked, gifHost), http.StatusUnauthorized, "UNAUTHORIZED")
 	wantStatus(kept, http.StatusOK)
 	// The file watch may have reloaded first: check that the signal was
 	// handled too, and did not kill the process.
-	eventually(t, "the SIGHUP reload logged", func() (bool, string) {
-		return len(g.logEntries("reloading keys file on signal")) > signals, "no log line"
+	testnet.Eventually(t, "the SIGHUP reload logged", func() error {
+		return testnet.Unless(len(g.LogEntries("reloading keys file on signal")) > signals, "no log line")
 	})
 
 	// A key added by "keys create" works without a signal: the file is
 	// watched.
 	added := newKey(t, config, "key_added", "exercisedb=Mega")
-	eventually(t, "the added key accepted", func() (bool, string) {
+	testnet.Eventually(t, "the added key accepted", func() error {
 		code, saw := status(added)
-		return code == http.StatusOK, saw
+		return testnet.Unless(code == http.StatusOK, saw)
 	})
 
 	// A broken keys file is refused; the previous keys stay in force.
 	const reloadErrors = `exercisedb_gateway_key_reloads_total{result="error"}`
 	before := counter(t, c, g, reloadErrors)
 	replaceFile(t, keys, []byte("keys:\n  - id: key_half_written\n    hash: sha256:12\n"))
-	g.signal(t, syscall.SIGHUP)
-	eventually(t, "the failed reload counted", func() (bool, string) {
+	g.Signal(t, syscall.SIGHUP)
+	testnet.Eventually(t, "the failed reload counted", func() error {
 		n := counter(t, c, g, reloadErrors)
-		return n > before, fmt.Sprintf("%s %v", reloadErrors, n)
+		return testnet.Unless(n > before, fmt.Sprintf("%s %v", reloadErrors, n))
 	})
 	wantStatus(kept, http.StatusOK)
 	wantStatus(added, http.StatusOK)
@@ -544,21 +525,21 @@ func TestSIGTERMDrainLosesNothing(t *testing.T) {
 		wg.Wait()
 	}()
 
-	eventually(t, fmt.Sprintf("%d requests answered before SIGTERM", warmup), func() (bool, string) {
+	testnet.Eventually(t, fmt.Sprintf("%d requests answered before SIGTERM", warmup), func() error {
 		mu.Lock()
 		defer mu.Unlock()
-		return ok.Load() >= warmup || len(losses) > 0, fmt.Sprintf("%d answered", ok.Load())
+		return testnet.Unless(ok.Load() >= warmup || len(losses) > 0, fmt.Sprintf("%d answered", ok.Load()))
 	})
 	signalled.Store(true)
 	beforeSignal := ok.Load()
-	g.signal(t, syscall.SIGTERM)
+	g.Signal(t, syscall.SIGTERM)
 
 	// Readiness fails during the drain (here, either a 503 or no answer:
 	// TestSIGTERMWaitsForRequestInFlight checks which).
 	admin := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: pollTimeout}
-	eventually(t, "/readyz failing after SIGTERM", func() (bool, string) {
+	testnet.Eventually(t, "/readyz failing after SIGTERM", func() error {
 		code, body := adminGet(admin, g, "/readyz")
-		return code != http.StatusOK, body
+		return testnet.Unless(code != http.StatusOK, body)
 	})
 
 	clientsDone := make(chan struct{})
@@ -569,12 +550,12 @@ func TestSIGTERMDrainLosesNothing(t *testing.T) {
 		close(stop)
 		<-clientsDone
 	}
-	g.waitExit(t)
+	g.WaitExit(t, exitTimeout)
 
 	for _, l := range losses {
 		t.Error(l)
 	}
-	answered := g.logEntries("request")
+	answered := g.LogEntries("request")
 	for _, e := range answered {
 		if e["status"] != float64(http.StatusOK) {
 			t.Errorf("the gateway answered %v: %v", e["status"], e)
@@ -594,19 +575,19 @@ func TestSIGTERMDrainLosesNothing(t *testing.T) {
 // is let through, and then the process exits 0.
 func TestSIGTERMWaitsForRequestInFlight(t *testing.T) {
 	cat := startCatalog(t)
-	gate := newCallGate(t, cat.grpc)
-	config := testConfig(t, gate.addr, options{catalogTimeout: "120s"})
+	gate := testnet.NewGRPCProxy(t, cat.grpc)
+	config := testConfig(t, gate.Addr, options{catalogTimeout: "120s"})
 	key := newKey(t, config, "key_mega", "exercisedb=Mega")
 	g := startGateway(t, config)
 	c := newClient(t)
 	const path = "/api/v1/exercises?bodyParts=chest&limit=25"
-	eventually(t, "a 200 through the proxy", func() (bool, string) {
+	testnet.Eventually(t, "a 200 through the proxy", func() error {
 		code, saw := statusOf(t, c, g, path, key, gifHost)
-		return code == http.StatusOK, saw
+		return testnet.Unless(code == http.StatusOK, saw)
 	})
 
-	held := gate.hold()
-	defer gate.open()
+	held := gate.HoldCall()
+	defer gate.Release()
 	type outcome struct {
 		r   response
 		err error
@@ -627,13 +608,13 @@ func TestSIGTERMWaitsForRequestInFlight(t *testing.T) {
 		t.Fatal("the request did not reach the catalog")
 	}
 
-	g.signal(t, syscall.SIGTERM)
-	eventually(t, "new connections refused after SIGTERM", func() (bool, string) {
+	g.Signal(t, syscall.SIGTERM)
+	testnet.Eventually(t, "new connections refused after SIGTERM", func() error {
 		conn, err := net.Dial("tcp", g.http)
 		if err == nil {
 			conn.Close()
 		}
-		return refused(err), fmt.Sprint(err)
+		return testnet.Unless(refused(err), fmt.Sprint(err))
 	})
 	// The public listener is closed and a request is in flight: the
 	// process is draining. Readiness must say so, with a 503.
@@ -642,12 +623,12 @@ func TestSIGTERMWaitsForRequestInFlight(t *testing.T) {
 		t.Errorf("/readyz while draining = %d %q, want 503 saying it is shutting down", code, body)
 	}
 	select {
-	case <-g.exited:
-		t.Fatalf("exited (%v) with a request in flight", g.exitErr)
+	case <-g.Exited():
+		t.Fatalf("exited (%v) with a request in flight", g.ExitErr())
 	default:
 	}
 
-	gate.open()
+	gate.Release()
 	o := <-inFlight
 	if o.err != nil {
 		t.Fatalf("the request in flight failed: %v", o.err)
@@ -655,7 +636,7 @@ func TestSIGTERMWaitsForRequestInFlight(t *testing.T) {
 	if p := decodeList(t, o.r); !p.Success || len(p.Data) == 0 {
 		t.Errorf("the request in flight got %s", o.r)
 	}
-	g.waitExit(t)
+	g.WaitExit(t, exitTimeout)
 }
 
 func TestStartupErrors(t *testing.T) {
@@ -745,19 +726,19 @@ func TestStartupErrors(t *testing.T) {
 				}
 			}
 			r := runGateway(t, "-config", config)
-			if r.code != 1 {
-				t.Errorf("exit %d, want 1", r.code)
+			if r.Code != 1 {
+				t.Errorf("exit %d, want 1", r.Code)
 			}
 			for _, want := range tt.want(config, text) {
-				if !strings.Contains(r.stderr, want) {
-					t.Errorf("stderr does not name %s:\n%s", want, r.stderr)
+				if !strings.Contains(r.Stderr, want) {
+					t.Errorf("stderr does not name %s:\n%s", want, r.Stderr)
 				}
 			}
-			if strings.Contains(r.stderr, "gateway listening") {
-				t.Errorf("it listened before failing:\n%s", r.stderr)
+			if strings.Contains(r.Stderr, "gateway listening") {
+				t.Errorf("it listened before failing:\n%s", r.Stderr)
 			}
-			if strings.Count(r.stderr, "keys file:") > 1 {
-				t.Errorf("the message says \"keys file:\" twice:\n%s", r.stderr)
+			if strings.Count(r.Stderr, "keys file:") > 1 {
+				t.Errorf("the message says \"keys file:\" twice:\n%s", r.Stderr)
 			}
 		})
 	}
@@ -777,18 +758,18 @@ func lineOf(text, prefix string) int {
 func TestHelpAndVersion(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"-help"}, {"--help"}, {"-config", "x.yaml", "-h"}} {
 		r := runGateway(t, args...)
-		if r.code != 0 {
-			t.Errorf("gateway %s: exit %d, want 0; stderr: %s", strings.Join(args, " "), r.code, r.stderr)
+		if r.Code != 0 {
+			t.Errorf("gateway %s: exit %d, want 0; stderr: %s", strings.Join(args, " "), r.Code, r.Stderr)
 		}
 		// The subcommand and every environment variable are listed.
 		for _, want := range []string{"keys create", "-version", "GATEWAY_LISTEN", "GATEWAY_REDIS_URL", "GATEWAY_LOG_LEVEL", "GATEWAY_KEYS_POSTGRES_URL"} {
-			if !strings.Contains(r.stdout, want) {
-				t.Errorf("gateway %s does not mention %s:\n%s", strings.Join(args, " "), want, r.stdout)
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("gateway %s does not mention %s:\n%s", strings.Join(args, " "), want, r.Stdout)
 			}
 		}
 		// The variables in one column, their settings in the next, the
 		// longest name too followed by a space.
-		_, env, _ := strings.Cut(r.stdout, "\nEnvironment")
+		_, env, _ := strings.Cut(r.Stdout, "\nEnvironment")
 		_, env, _ = strings.Cut(env, "\n")
 		env, _, _ = strings.Cut(env, "\n\n")
 		column := 0
@@ -802,19 +783,19 @@ func TestHelpAndVersion(t *testing.T) {
 			column = at
 		}
 		if column == 0 {
-			t.Errorf("gateway %s lists no environment variable:\n%s", strings.Join(args, " "), r.stdout)
+			t.Errorf("gateway %s lists no environment variable:\n%s", strings.Join(args, " "), r.Stdout)
 		}
 	}
 	r := runGateway(t, "-version")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "gateway ") || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, runtime.Version()) {
-		t.Errorf("gateway -version: exit %d, stdout %q; want one line with the Go version", r.code, r.stdout)
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "gateway ") || strings.Count(r.Stdout, "\n") != 1 || !strings.Contains(r.Stdout, runtime.Version()) {
+		t.Errorf("gateway -version: exit %d, stdout %q; want one line with the Go version", r.Code, r.Stdout)
 	}
 	r = runGateway(t, "-version", "extra")
-	if r.code != 1 || !strings.Contains(r.stderr, `unexpected argument "extra"`) {
-		t.Errorf("gateway -version extra: exit %d, stderr %q; want 1 naming the argument", r.code, r.stderr)
+	if r.Code != 1 || !strings.Contains(r.Stderr, `unexpected argument "extra"`) {
+		t.Errorf("gateway -version extra: exit %d, stderr %q; want 1 naming the argument", r.Code, r.Stderr)
 	}
 	r = runGateway(t, "-nope")
-	if r.code != 1 || !strings.Contains(r.stderr, "-nope") || !strings.Contains(r.stderr, "gateway -h") {
-		t.Errorf("gateway -nope: exit %d, stderr %q; want 1 and a pointer to -h", r.code, r.stderr)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "-nope") || !strings.Contains(r.Stderr, "gateway -h") {
+		t.Errorf("gateway -nope: exit %d, stderr %q; want 1 and a pointer to -h", r.Code, r.Stderr)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // TestMakeRun runs dev/run.sh (make run) as a newcomer would: it says what
@@ -71,9 +73,9 @@ func TestMakeRun(t *testing.T) {
 		t.Fatalf("keys create: %v", err)
 	}
 	url := "http://127.0.0.1:8080/api/v1/exercises?limit=1"
-	eventually(t, "the new key accepted by the running gateway", func() (bool, string) {
+	testnet.Eventually(t, "the new key accepted by the running gateway", func() error {
 		code, body := get(t, url, strings.TrimSpace(string(key)))
-		return code == 200, fmt.Sprint(code, " ", body)
+		return testnet.Unless(code == 200, fmt.Sprint(code, " ", body))
 	})
 
 	// A second make run refuses, naming the port.

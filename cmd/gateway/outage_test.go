@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // Tests of the gateway while the catalog is down or stalled, against the
@@ -30,7 +32,7 @@ var catalogOutage = flag.Duration("catalog-outage", 30*time.Second, "how long Te
 func startCatalogFixed(t *testing.T) (*catalog, string) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		addr := freeAddr(t)
+		addr := testnet.FreeAddr(t)
 		cat, err := startCatalogAt(t, addr)
 		if err == nil {
 			return cat, addr
@@ -46,21 +48,12 @@ func startCatalogFixed(t *testing.T) (*catalog, string) {
 func restartCatalog(t *testing.T, addr string) *catalog {
 	t.Helper()
 	var cat *catalog
-	eventually(t, "the catalog restarting on "+addr, func() (bool, string) {
+	testnet.Eventually(t, "the catalog restarting on "+addr, func() error {
 		var err error
 		cat, err = startCatalogAt(t, addr)
-		return err == nil, fmt.Sprint(err)
+		return testnet.Unless(err == nil, fmt.Sprint(err))
 	})
 	return cat
-}
-
-// kill kills the catalog and waits until it has exited.
-func (c *catalog) kill(t *testing.T) {
-	t.Helper()
-	if err := c.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-c.exited
 }
 
 // listings returns a listing path different at each call, so that the
@@ -137,16 +130,16 @@ func TestCatalogRecoveryAfterOutage(t *testing.T) {
 	g := startGateway(t, config)
 	c := newClient(t)
 	next := listings()
-	eventually(t, "a 200 with the catalog up", func() (bool, string) {
+	testnet.Eventually(t, "a 200 with the catalog up", func() error {
 		code, saw := statusOf(t, c, g, next(), key, gifHost)
-		return code == http.StatusOK, saw
+		return testnet.Unless(code == http.StatusOK, saw)
 	})
 
-	cat.kill(t)
+	cat.Kill(t)
 	killed := time.Now()
-	eventually(t, "a 503 with the catalog killed", func() (bool, string) {
+	testnet.Eventually(t, "a 503 with the catalog killed", func() error {
 		code, saw := statusOf(t, c, g, next(), key, gifHost)
-		return code == http.StatusServiceUnavailable, saw
+		return testnet.Unless(code == http.StatusServiceUnavailable, saw)
 	})
 	time.Sleep(*catalogOutage - time.Since(killed))
 	restarting := time.Now()
@@ -180,9 +173,9 @@ func TestCatalogOutageLoggedOnce(t *testing.T) {
 	key := newKey(t, config, "key_mega", "exercisedb=Mega")
 	g := startGateway(t, config)
 	c := newClient(t)
-	eventually(t, "a 200 with the catalog up", func() (bool, string) {
+	testnet.Eventually(t, "a 200 with the catalog up", func() error {
 		code, saw := statusOf(t, c, g, listings()(), key, gifHost)
-		return code == http.StatusOK, saw
+		return testnet.Unless(code == http.StatusOK, saw)
 	})
 
 	stop := make(chan struct{})
@@ -196,15 +189,15 @@ func TestCatalogOutageLoggedOnce(t *testing.T) {
 		}
 	}()
 	time.Sleep(200 * time.Millisecond)
-	before := len(g.log())
-	cat.kill(t)
+	before := len(g.Log())
+	cat.Kill(t)
 	time.Sleep(3 * time.Second)
 	restartCatalog(t, addr)
 	var back struct {
 		Outage string // "3.2s": the logs write durations with their unit
 		Failed float64
 	}
-	if err := g.awaitLog("catalog available again", &back); err != nil {
+	if err := g.AwaitLog("catalog available again", &back); err != nil {
 		t.Error(err)
 	}
 	outage, _ := time.ParseDuration(back.Outage)
@@ -220,7 +213,7 @@ func TestCatalogOutageLoggedOnce(t *testing.T) {
 	}
 	lines, accessLines := 0, 0
 	var loud []map[string]any
-	for _, e := range entries(g.log()[before:]) {
+	for _, e := range entries(g.Log()[before:]) {
 		lines++
 		switch {
 		case e["msg"] == "request":
@@ -272,9 +265,9 @@ func TestCatalogStallLosesNoRequest(t *testing.T) {
 	key := newKey(t, config, "key_mega", "exercisedb=Mega")
 	g := startGateway(t, config)
 	c := newClient(t)
-	eventually(t, "a 200 with the catalog up", func() (bool, string) {
+	testnet.Eventually(t, "a 200 with the catalog up", func() error {
 		code, saw := statusOf(t, c, g, listings()(), key, gifHost)
-		return code == http.StatusOK, saw
+		return testnet.Unless(code == http.StatusOK, saw)
 	})
 
 	stop := make(chan struct{})
@@ -282,15 +275,15 @@ func TestCatalogStallLosesNoRequest(t *testing.T) {
 	stopped := false
 	defer func() {
 		if stopped {
-			cat.signal(t, syscall.SIGCONT)
+			cat.Signal(t, syscall.SIGCONT)
 		}
 	}()
 	for range stalls {
 		time.Sleep(500 * time.Millisecond)
-		cat.signal(t, syscall.SIGSTOP)
+		cat.Signal(t, syscall.SIGSTOP)
 		stopped = true
 		time.Sleep(stall)
-		cat.signal(t, syscall.SIGCONT)
+		cat.Signal(t, syscall.SIGCONT)
 		stopped = false
 	}
 	time.Sleep(500 * time.Millisecond)

@@ -1,36 +1,38 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/exercisedb/exercisedb/internal/testbin"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // Helpers of the tests that run the real gateway and catalog binaries.
 
-// pollTimeout bounds every wait for something to happen: generous, since a
-// loaded two-core machine running -race may be slow, and it is never a
+// pollTimeout bounds every wait for something to happen; it is never a
 // threshold that an assertion measures.
-const pollTimeout = 30 * time.Second
+const pollTimeout = testnet.PollTimeout
 
-// pollStep is the pause between two attempts of a poll.
-const pollStep = 50 * time.Millisecond
+// exitTimeout bounds the wait for a gateway to exit after SIGTERM: beyond
+// testConfig's shutdown_timeout.
+const exitTimeout = 3 * pollTimeout
+
+// gatewayBin and catalogBin are the binaries under test, built once per
+// test binary.
+func gatewayBin(t testing.TB) string { return testbin.Build(t, ".") }
+func catalogBin(t testing.TB) string { return testbin.Build(t, "../catalog") }
 
 // Hosts of the two products of testConfig.
 const (
@@ -44,149 +46,9 @@ const (
 	videoPrefix, videoSuffix = "https://media.example.com/video/360p/", ".mp4"
 )
 
-// eventually calls cond until it reports true, and fails the test if it has
-// not within pollTimeout. cond also returns a description of what it saw,
-// for the failure message.
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(pollTimeout)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v; last saw: %s", what, pollTimeout, saw)
-		}
-		time.Sleep(pollStep)
-	}
-}
-
-// process is a running binary whose stderr (JSON log lines) is collected.
-type process struct {
-	cmd     *exec.Cmd
-	exited  chan struct{} // closed when the process has exited
-	exitErr error         // its exit status, set before exited closes
-
-	mu    sync.Mutex
-	lines []string
-	grew  chan struct{} // closed and replaced when a line is added
-}
-
-// start runs bin with args. The process is killed when the test ends, and
-// its log is shown if the test failed.
-func start(t *testing.T, bin string, args ...string) *process {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &process{cmd: cmd, exited: make(chan struct{}), grew: make(chan struct{})}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.lines = append(p.lines, sc.Text())
-			close(p.grew)
-			p.grew = make(chan struct{})
-			p.mu.Unlock()
-		}
-		p.exitErr = cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-p.exited
-		if t.Failed() {
-			lines := p.log()
-			lines = lines[max(0, len(lines)-40):]
-			t.Logf("last lines of %s's log:\n%s", filepath.Base(bin), strings.Join(lines, "\n"))
-		}
-	})
-	return p
-}
-
-// log returns the lines logged so far.
-func (p *process) log() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.lines...)
-}
-
-// logEntries decodes the JSON lines logged so far whose msg is msg.
-func (p *process) logEntries(msg string) []map[string]any {
-	var out []map[string]any
-	for _, line := range p.log() {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == msg {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// awaitLog waits until the process logs a JSON line whose msg is msg and
-// decodes that line into v. It fails if the process exits first or the line
-// does not come within pollTimeout.
-func (p *process) awaitLog(msg string, v any) error {
-	timeout := time.After(pollTimeout)
-	for seen := 0; ; {
-		p.mu.Lock()
-		lines, grew := p.lines[seen:], p.grew
-		seen = len(p.lines)
-		p.mu.Unlock()
-		for _, line := range lines {
-			var m struct{ Msg string }
-			if json.Unmarshal([]byte(line), &m) == nil && m.Msg == msg {
-				return json.Unmarshal([]byte(line), v)
-			}
-		}
-		select {
-		case <-grew:
-		case <-p.exited:
-			// Lines logged just before the exit are in by now.
-			if e := p.logEntries(msg); len(e) > 0 {
-				b, _ := json.Marshal(e[0])
-				return json.Unmarshal(b, v)
-			}
-			tail := p.log()
-			tail = tail[max(0, len(tail)-5):]
-			return fmt.Errorf("exited (%v) before logging %q:\n%s", p.exitErr, msg, strings.Join(tail, "\n"))
-		case <-timeout:
-			return fmt.Errorf("did not log %q within %v", msg, pollTimeout)
-		}
-	}
-}
-
-// signal sends sig to the process.
-func (p *process) signal(t *testing.T, sig os.Signal) {
-	t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		t.Fatalf("sending %v: %v", sig, err)
-	}
-}
-
-// waitExit waits for the process to exit and fails unless it exits 0.
-func (p *process) waitExit(t *testing.T) {
-	t.Helper()
-	select {
-	case <-p.exited:
-		if p.exitErr != nil {
-			t.Fatalf("exit: %v, want exit status 0", p.exitErr)
-		}
-	case <-time.After(3 * pollTimeout): // beyond testConfig's shutdown_timeout
-		t.Fatalf("still running %v later", 3*pollTimeout)
-	}
-}
-
 // catalog is a running catalog binary.
 type catalog struct {
-	*process
+	*testbin.Process
 	grpc string
 }
 
@@ -195,15 +57,15 @@ type catalog struct {
 // not start, for example because addr is taken.
 func startCatalogAt(t *testing.T, addr string) (*catalog, error) {
 	t.Helper()
-	p := start(t, catalogBin, "-listen", addr, "-admin", "127.0.0.1:0")
+	p := testbin.Start(t, catalogBin(t), "-listen", addr, "-admin", "127.0.0.1:0")
 	var line struct{ GRPC string }
-	if err := p.awaitLog("catalog listening", &line); err != nil {
+	if err := p.AwaitLog("catalog listening", &line); err != nil {
 		return nil, err
 	}
-	if err := p.awaitLog("catalogue loaded", &struct{}{}); err != nil {
+	if err := p.AwaitLog("catalogue loaded", nil); err != nil {
 		return nil, err
 	}
-	return &catalog{process: p, grpc: line.GRPC}, nil
+	return &catalog{Process: p, grpc: line.GRPC}, nil
 }
 
 // startCatalog runs the catalog on a free port.
@@ -216,20 +78,9 @@ func startCatalog(t *testing.T) *catalog {
 	return c
 }
 
-// freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // gateway is a running gateway binary.
 type gateway struct {
-	*process
+	*testbin.Process
 	http, admin string
 }
 
@@ -237,12 +88,12 @@ type gateway struct {
 // until it listens.
 func startGateway(t *testing.T, config string) *gateway {
 	t.Helper()
-	p := start(t, gatewayBin, "-config", config)
+	p := testbin.Start(t, gatewayBin(t), "-config", config)
 	var line struct{ HTTP, Admin string }
-	if err := p.awaitLog("gateway listening", &line); err != nil {
+	if err := p.AwaitLog("gateway listening", &line); err != nil {
 		t.Fatalf("gateway: %v", err)
 	}
-	return &gateway{process: p, http: line.HTTP, admin: line.Admin}
+	return &gateway{Process: p, http: line.HTTP, admin: line.Admin}
 }
 
 // options of testConfig.
@@ -308,40 +159,10 @@ products:
 // keysPath is the keys file of the configuration at config.
 func keysPath(config string) string { return filepath.Join(filepath.Dir(config), "keys.yaml") }
 
-// result is the outcome of running a command to its end.
-type result struct {
-	code           int
-	stdout, stderr string
-}
-
 // runGateway runs the gateway binary with args to its end.
-func runGateway(t *testing.T, args ...string) result {
+func runGateway(t *testing.T, args ...string) testbin.Result {
 	t.Helper()
-	cmd := exec.Command(gatewayBin, args...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(2 * pollTimeout):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("gateway %s: still running %v later", strings.Join(args, " "), 2*pollTimeout)
-	}
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		r.code = exit.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return r
+	return testbin.Run(t, gatewayBin(t), args...)
 }
 
 // newKey runs "gateway keys create" and returns the key it prints.
@@ -352,10 +173,10 @@ func newKey(t *testing.T, config, id string, products ...string) string {
 		args = append(args, "-product", p)
 	}
 	r := runGateway(t, args...)
-	if r.code != 0 {
-		t.Fatalf("keys create: exit %d: %s", r.code, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("keys create: exit %d: %s", r.Code, r.Stderr)
 	}
-	return strings.TrimSpace(r.stdout)
+	return strings.TrimSpace(r.Stdout)
 }
 
 // keyEntry is an entry of the keys file.
@@ -503,131 +324,3 @@ func counter(t *testing.T, c *http.Client, g *gateway, name string) float64 {
 // refused reports whether err is a connection refused by the peer: nothing
 // listens at the address.
 func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
-
-// callGate is a TCP proxy between the gateway and the catalog that can hold
-// the next gRPC call: it parses the HTTP/2 frames the gateway sends, and
-// while a hold is armed, the first HEADERS frame (the start of a call) and
-// everything after it wait until release. It tells the test, without
-// timing, that a request is inside the gateway's catalog call.
-type callGate struct {
-	addr string
-
-	mu      sync.Mutex
-	armed   bool
-	held    chan struct{} // closed when a call is held
-	release chan struct{} // closed to let it through
-}
-
-func newCallGate(t *testing.T, target string) *callGate {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &callGate{addr: ln.Addr().String()}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-		wg    sync.WaitGroup
-	)
-	track := func(c net.Conn) {
-		mu.Lock()
-		conns = append(conns, c)
-		mu.Unlock()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			track(in)
-			track(out)
-			wg.Add(2)
-			go func() { defer wg.Done(); io.Copy(in, out); in.Close() }()
-			go func() { defer wg.Done(); g.forward(out, in); out.Close() }()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		g.mu.Lock()
-		if g.armed {
-			close(g.release)
-			g.armed = false
-		}
-		g.mu.Unlock()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return g
-}
-
-// hold arms the gate; the returned channel is closed when a call is held.
-func (g *callGate) hold() <-chan struct{} {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.armed, g.held, g.release = true, make(chan struct{}), make(chan struct{})
-	return g.held
-}
-
-// open lets the held call, and every later one, through.
-func (g *callGate) open() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.armed {
-		g.armed = false
-		close(g.release)
-	}
-}
-
-// forward copies the client's HTTP/2 connection preface and frames from src
-// to dst, holding at a HEADERS frame while the gate is armed.
-func (g *callGate) forward(dst io.Writer, src io.Reader) {
-	const frameHeaders = 0x1
-	preface := make([]byte, len("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"))
-	if _, err := io.ReadFull(src, preface); err != nil {
-		return
-	}
-	if _, err := dst.Write(preface); err != nil {
-		return
-	}
-	header := make([]byte, 9)
-	for {
-		if _, err := io.ReadFull(src, header); err != nil {
-			return
-		}
-		payload := make([]byte, int(header[0])<<16|int(header[1])<<8|int(header[2]))
-		if _, err := io.ReadFull(src, payload); err != nil {
-			return
-		}
-		if header[3] == frameHeaders {
-			g.mu.Lock()
-			armed, held, release := g.armed, g.held, g.release
-			if armed {
-				select {
-				case <-held:
-				default:
-					close(held)
-				}
-			}
-			g.mu.Unlock()
-			if armed {
-				<-release
-			}
-		}
-		if _, err := dst.Write(append(header, payload...)); err != nil {
-			return
-		}
-	}
-}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/exercisedb/exercisedb/internal/docexample"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // TestREADMEExamples runs every gateway example of the README (the curl
@@ -179,12 +179,7 @@ func devConfig(t *testing.T, catalogAddr string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	public := ln.Addr().String()
-	ln.Close() // free again for the gateway, which binds it at once
+	public := testnet.FreeAddr(t) // the gateway binds it at once
 	s := string(data)
 	for _, r := range [][2]string{
 		{"\nlisten: 127.0.0.1:8080", "\nlisten: " + public},

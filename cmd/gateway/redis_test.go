@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/exercisedb/exercisedb/gateway/limit/redistest"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // Tests of the gateway binary with the Redis limit store. Those that need
@@ -242,17 +243,17 @@ func TestRedisOutageGateway(t *testing.T) {
 			}
 
 			srv.Restart()
-			eventually(t, "Redis decides again", func() (bool, string) {
+			testnet.Eventually(t, "Redis decides again", func() error {
 				r := api(t, c, g, "/api/v1/liveness", after, gifHost)
 				s := counter(t, c, g, "exercisedb_gateway_limit_store_state")
-				return r.status == http.StatusOK && s == 0, fmt.Sprintf("%s, store state %v", r, s)
+				return testnet.Unless(r.status == http.StatusOK && s == 0, fmt.Sprintf("%s, store state %v", r, s))
 			})
 			// One request of key_after went to Redis: the rest of its burst.
 			statuses = hammer(t, c, []*gateway{g}, after, 40)
 			if statuses[http.StatusOK] != slowBurst-1 {
 				t.Errorf("after the outage: %d admitted, want the rest of the burst %d (statuses %v)", statuses[http.StatusOK], slowBurst-1, statuses)
 			}
-			if got := [2]int{len(g.logEntries(msgDown)), len(g.logEntries(msgUp))}; got != [2]int{1, 1} {
+			if got := [2]int{len(g.LogEntries(msgDown)), len(g.LogEntries(msgUp))}; got != [2]int{1, 1} {
 				t.Errorf("logged %q and %q %v times, want once each", msgDown, msgUp, got)
 			}
 		})
@@ -271,10 +272,10 @@ func TestRedisUnreachableAtStart(t *testing.T) {
 		{"deny", http.StatusServiceUnavailable},
 	} {
 		t.Run(tc.policy, func(t *testing.T) {
-			config := redisConfig(t, "redis://"+freeAddr(t)+"/0", "gw:", tc.policy)
+			config := redisConfig(t, "redis://"+testnet.FreeAddr(t)+"/0", "gw:", tc.policy)
 			key := newKey(t, config, "key_slow", "exercisedb=Slow")
 			g := startGateway(t, config)
-			if len(g.logEntries("rate limit store unreachable at start")) != 1 {
+			if len(g.LogEntries("rate limit store unreachable at start")) != 1 {
 				t.Error("no warning that Redis is unreachable at start")
 			}
 			c := newClient(t)

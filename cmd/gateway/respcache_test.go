@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // TestPaddedQueriesStayBounded sends padded query strings to a
@@ -25,10 +27,10 @@ func TestPaddedQueriesStayBounded(t *testing.T) {
 	gauge := func(name string) float64 { return counter(t, c, g, "exercisedb_gateway_response_cache_"+name) }
 
 	const listing = "/api/v1/exercises?bodyParts=chest&limit=25"
-	eventually(t, "the cache keeps a response", func() (bool, string) {
+	testnet.Eventually(t, "the cache keeps a response", func() error {
 		r := api(t, c, g, listing, key, gifHost)
 		n := gauge("entries")
-		return r.status == 200 && n == 1, r.String()
+		return testnet.Unless(r.status == 200 && n == 1, r.String())
 	})
 	for i := range 100 {
 		pad := strings.Repeat("%20", 5*i) // up to 3.5 KB in all, under the bound

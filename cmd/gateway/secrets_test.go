@@ -15,6 +15,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/limit/redistest"
 	"github.com/exercisedb/exercisedb/internal/pgtest"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 	"github.com/exercisedb/exercisedb/pkg/admin"
 )
 
@@ -65,9 +66,9 @@ func TestSecretsStayOut(t *testing.T) {
 			c := newClient(t)
 			k := decodeCreated(t, adminCall(t, c, g, "POST", "/admin/v1/keys", `{"products":{"exercisedb":"Pro"}}`))
 			for _, path := range []string{"/api/v1/liveness", "/api/v1/usage"} {
-				eventually(t, path+" with limits in a Redis with a password", func() (bool, string) {
+				testnet.Eventually(t, path+" with limits in a Redis with a password", func() error {
 					r := api(t, c, g, path, k.Key, gifHost)
-					return r.status == http.StatusOK, r.String()
+					return testnet.Unless(r.status == http.StatusOK, r.String())
 				})
 			}
 			req, _ := http.NewRequest("GET", "http://"+g.admin+"/admin/v1/keys", nil)
@@ -77,12 +78,12 @@ func TestSecretsStayOut(t *testing.T) {
 			}
 			lieAboutLength(t, g.admin)
 
-			g.signal(t, syscall.SIGTERM)
-			g.waitExit(t)
+			g.Signal(t, syscall.SIGTERM)
+			g.WaitExit(t, exitTimeout)
 			secrets := map[string]string{"Redis password": redisPassword, "database password": dbPassword,
 				"admin token": adminToken, "admin token hash": hashHex, "media signing secret": signingSecret,
 				"API key": strings.TrimPrefix(k.Key, "exdb_")}
-			for i, line := range g.log() {
+			for i, line := range g.Log() {
 				for what, s := range secrets {
 					if strings.Contains(line, s) {
 						t.Errorf("line %d holds the %s: %s", i+1, what, line)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/limit/redistest"
 	"github.com/exercisedb/exercisedb/internal/pgtest"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // usageData is the data of /api/v1/usage.
@@ -114,8 +116,8 @@ func TestUsageRedisSIGTERM(t *testing.T) {
 	}
 	// More requests right before SIGTERM: the last flush must carry them.
 	more := burst(t, c, g, key, 24)
-	g.signal(t, syscall.SIGTERM)
-	g.waitExit(t)
+	g.Signal(t, syscall.SIGTERM)
+	g.WaitExit(t, exitTimeout)
 
 	day := time.Now().UTC().Format(time.DateOnly)
 	got, err := client.HGetAll(context.Background(), prefix+"usage:{key_quota}:"+day).Result()
@@ -137,7 +139,7 @@ func TestUsageRedisSIGTERM(t *testing.T) {
 // TestUsageRedisUnreachable: a Redis that is not there fails no request
 // but /api/v1/usage (503); the counts wait in memory for it.
 func TestUsageRedisUnreachable(t *testing.T) {
-	config := redisConfig(t, "redis://"+freeAddr(t)+"/0", "gw:", "allow")
+	config := redisConfig(t, "redis://"+testnet.FreeAddr(t)+"/0", "gw:", "allow")
 	key := newKey(t, config, "key_slow", "exercisedb=Slow")
 	g := startGateway(t, config)
 	c := newClient(t)
@@ -149,9 +151,9 @@ func TestUsageRedisUnreachable(t *testing.T) {
 	if r := api(t, c, g, "/api/v1/usage", key, gifHost); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" {
 		t.Errorf("/api/v1/usage without Redis: %s, want 503 with Retry-After: 1", r)
 	}
-	eventually(t, "a failed flush, with the counts kept", func() (bool, string) {
+	testnet.Eventually(t, "a failed flush, with the counts kept", func() error {
 		errs, pending := counter(t, c, g, "exercisedb_gateway_usage_flush_errors_total"), counter(t, c, g, "exercisedb_gateway_usage_pending")
-		return errs > 0 && pending == 1, fmt.Sprintf("flush errors %v, pending %v", errs, pending)
+		return testnet.Unless(errs > 0 && pending == 1, fmt.Sprintf("flush errors %v, pending %v", errs, pending))
 	})
 }
 
@@ -167,8 +169,8 @@ func TestUsagePostgresReplicas(t *testing.T) {
 	key := newKey(t, config, "key_pg", "exercisedb=Basic") // 5 a second, per replica: 200s and 429s
 	gs := []*gateway{startGateway(t, config), startGateway(t, config)}
 	for i, g := range gs {
-		if len(g.logEntries("usage counted in PostgreSQL")) != 1 {
-			t.Fatalf("replica %d does not say it counts usage in PostgreSQL:\n%s", i, strings.Join(g.log(), "\n"))
+		if len(g.LogEntries("usage counted in PostgreSQL")) != 1 {
+			t.Fatalf("replica %d does not say it counts usage in PostgreSQL:\n%s", i, strings.Join(g.Log(), "\n"))
 		}
 	}
 	c := newClient(t)
@@ -196,7 +198,7 @@ func TestUsagePostgresReplicas(t *testing.T) {
 		t.Fatalf("statuses %v: want %d answers, some refused by the rate", sent, 2*n)
 	}
 	for i, g := range gs {
-		eventually(t, fmt.Sprintf("replica %d reads both replicas' usage", i), func() (bool, string) {
+		testnet.Eventually(t, fmt.Sprintf("replica %d reads both replicas' usage", i), func() error {
 			r := adminCall(t, c, g, "GET", "/admin/v1/keys/key_pg/usage", "")
 			var body struct {
 				Data struct {
@@ -208,23 +210,23 @@ func TestUsagePostgresReplicas(t *testing.T) {
 				}
 			}
 			if err := json.Unmarshal(r.body, &body); err != nil || r.status != http.StatusOK || len(body.Data.Days) != 1 {
-				return false, r.String()
+				return errors.New(r.String())
 			}
 			d := body.Data.Days[0]
 			u := usageOf(t, c, g, key)
-			return d.Product == "exercisedb" && d.Requests == 2*n && d.Status["2xx"] == sent[http.StatusOK] &&
-					d.Status["4xx"] == sent[http.StatusTooManyRequests] && u.Today.Requests == 2*n && u.Month.Requests == 2*n,
-				fmt.Sprintf("admin API: %s; /api/v1/usage: today %d, month %d; want %d requests (%v)", r, u.Today.Requests, u.Month.Requests, 2*n, sent)
+			return testnet.Unless(d.Product == "exercisedb" && d.Requests == 2*n && d.Status["2xx"] == sent[http.StatusOK] &&
+				d.Status["4xx"] == sent[http.StatusTooManyRequests] && u.Today.Requests == 2*n && u.Month.Requests == 2*n,
+				fmt.Sprintf("admin API: %s; /api/v1/usage: today %d, month %d; want %d requests (%v)", r, u.Today.Requests, u.Month.Requests, 2*n, sent))
 		})
 	}
 
 	// A last burst right before SIGTERM: only the last flush can carry it.
 	both(12)
 	for _, g := range gs {
-		g.signal(t, syscall.SIGTERM)
+		g.Signal(t, syscall.SIGTERM)
 	}
 	for _, g := range gs {
-		g.waitExit(t)
+		g.WaitExit(t, exitTimeout)
 	}
 	conn, err := pgx.Connect(context.Background(), dbURL)
 	if err != nil {

@@ -8,12 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/exercisedb/exercisedb/internal/testbin"
 )
 
 // asCommandEnv makes the test binary run the command instead of the tests:
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	testbin.Main(m)
 }
 
 // TestSmoke runs the whole command, briefly and unpinned, against freshly
@@ -46,11 +47,9 @@ func TestSmoke(t *testing.T) {
 		t.Logf("with the Go generator: %v", err)
 	}
 	began := time.Now()
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "../catalog", "../gateway")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	// Side by side, as -bin wants them.
+	testbin.Build(t, "../catalog")
+	bin := filepath.Dir(testbin.Build(t, "../gateway"))
 	built := time.Now()
 	t.Logf("built the catalog and the gateway in %v", built.Sub(began).Round(time.Millisecond))
 	t.Setenv(asCommandEnv, "1")

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 func TestGenerate(t *testing.T) {
@@ -293,7 +295,7 @@ func TestAppendWatched(t *testing.T) {
 	if err := Append(path, Key{ID: NewID(), Products: map[string]string{"exercisedb": "Pro"}}, hash); err != nil {
 		t.Fatalf("Append: %v", err)
 	}
-	waitFor(t, "the new key found", func() bool { return found(s, key) })
+	testnet.Eventually(t, "the new key found", func() error { return testnet.Unless(found(s, key), "not yet") })
 }
 
 // appendMany appends n new keys whose ids start with prefix from n

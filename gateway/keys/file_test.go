@@ -1,17 +1,18 @@
 package keys
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/exercisedb/exercisedb/internal/testlog"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // pollLimit bounds every wait for a file event to be noticed.
@@ -36,45 +37,15 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-// waitFor polls cond until it holds or pollLimit passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(pollLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, pollLimit)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // found reports whether the store's current set knows key.
 func found(s *File, key string) bool {
 	_, ok := s.Current().Lookup(key)
 	return ok
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func openStore(t *testing.T, path string) (*File, *syncBuffer) {
+func openStore(t *testing.T, path string) (*File, *testlog.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	s, err := Open(path, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -253,10 +224,10 @@ func TestWatch(t *testing.T) {
 
 		writeFile(t, real, keysFile(t, "b", hashB))
 		hup <- syscall.SIGHUP
-		waitFor(t, "key b found after SIGHUP", func() bool { return found(s, keyB) })
+		testnet.Eventually(t, "key b found after SIGHUP", func() error { return testnet.Unless(found(s, keyB), "not yet") })
 		writeFile(t, real, keysFile(t, "c", hashC))
 		hup <- syscall.SIGHUP
-		waitFor(t, "key c found after a second SIGHUP", func() bool { return found(s, keyC) })
+		testnet.Eventually(t, "key c found after a second SIGHUP", func() error { return testnet.Unless(found(s, keyC), "not yet") })
 	})
 
 	t.Run("write in place", func(t *testing.T) {
@@ -266,7 +237,7 @@ func TestWatch(t *testing.T) {
 		watch(t, s, nil)
 
 		writeFile(t, path, keysFile(t, "a", hashA, "b", hashB))
-		waitFor(t, "key b found", func() bool { return found(s, keyB) })
+		testnet.Eventually(t, "key b found", func() error { return testnet.Unless(found(s, keyB), "not yet") })
 	})
 
 	t.Run("replace by rename", func(t *testing.T) {
@@ -281,7 +252,7 @@ func TestWatch(t *testing.T) {
 		if err := os.Rename(tmp, path); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "key b found and key a gone", func() bool { return found(s, keyB) && !found(s, keyA) })
+		testnet.Eventually(t, "key b found and key a gone", func() error { return testnet.Unless(found(s, keyB) && !found(s, keyA), "not yet") })
 	})
 
 	t.Run("ConfigMap symlink swap", func(t *testing.T) {
@@ -313,7 +284,7 @@ func TestWatch(t *testing.T) {
 		if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "key b found and key a gone", func() bool { return found(s, keyB) && !found(s, keyA) })
+		testnet.Eventually(t, "key b found and key a gone", func() error { return testnet.Unless(found(s, keyB) && !found(s, keyA), "not yet") })
 	})
 
 	t.Run("broken file then fixed", func(t *testing.T) {
@@ -341,7 +312,7 @@ func TestWatch(t *testing.T) {
 			t.Error("key a lost after a broken file")
 		}
 		writeFile(t, path, keysFile(t, "b", hashB))
-		waitFor(t, "key b found", func() bool { return found(s, keyB) })
+		testnet.Eventually(t, "key b found", func() error { return testnet.Unless(found(s, keyB), "not yet") })
 	})
 
 	t.Run("context end stops it", func(t *testing.T) {

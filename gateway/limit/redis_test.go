@@ -15,6 +15,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/gateway/limit/redistest"
 	"github.com/exercisedb/exercisedb/gateway/redisconn"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // Tests of the Redis store. They need Redis: redistest.URL skips them
@@ -109,13 +110,9 @@ func TestRedisRateRefills(t *testing.T) {
 	if d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > 50*time.Millisecond || d.Rate.Remaining != 0 {
 		t.Fatalf("after the burst: %+v %+v, want refused, 0 < RetryAfter <= 50ms", d, d.Rate)
 	}
-	deadline := time.Now().Add(pollTimeout)
-	for !take(t, r, "k", rate, nil).Allowed {
-		if time.Now().After(deadline) {
-			t.Fatalf("no refill within %v", pollTimeout)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testnet.Eventually(t, "a refill", func() error {
+		return testnet.Unless(take(t, r, "k", rate, nil).Allowed, "refused")
+	})
 }
 
 // TestRedisQuotaRollover checks the quota windows with an injected clock:
@@ -370,14 +367,11 @@ func testRedisOutage(t *testing.T, policy Policy, down, up func(*redistest.Serve
 	}
 
 	up(srv)
-	deadline := time.Now().Add(pollTimeout)
-	for r.Stats().State != Closed {
-		if time.Now().After(deadline) {
-			t.Fatalf("breaker %v %v after Redis came back", r.Stats().State, pollTimeout)
-		}
+	testnet.Eventually(t, "the breaker closed after Redis came back", func() error {
 		admit("probe", 1)
-		time.Sleep(10 * time.Millisecond)
-	}
+		state := r.Stats().State
+		return testnet.Unless(state == Closed, fmt.Sprint("breaker ", state))
+	})
 	if got, _ := admit("c", 10); got != 5 {
 		t.Errorf("after the outage: %d admitted, want the burst 5 (Redis decides again)", got)
 	}

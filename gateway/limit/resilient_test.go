@@ -1,7 +1,6 @@
 package limit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/exercisedb/exercisedb/internal/testlog"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // flaky is a Store that decides with a Memory, or fails while down. It
@@ -37,24 +39,13 @@ func (f *flaky) Take(ctx context.Context, key string, rate *Rate, quota *Quota) 
 }
 
 // logBuffer collects JSON log lines; safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ testlog.Buffer }
 
 // count returns the number of lines whose msg is msg.
 func (b *logBuffer) count(t *testing.T, msg string) int {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	n := 0
-	for line := range strings.Lines(b.buf.String()) {
+	for line := range strings.Lines(b.String()) {
 		var m struct{ Msg string }
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
@@ -305,14 +296,11 @@ func TestResilientRecovers(t *testing.T) {
 		}
 		store.down.Store(false)
 		key := fmt.Sprint("up", outage)
-		deadline := time.Now().Add(30 * time.Second)
-		for r.Stats().State != Closed {
-			if time.Now().After(deadline) {
-				t.Fatalf("outage %d: breaker %v 30s after the store came back", outage, r.Stats().State)
-			}
+		testnet.Eventually(t, fmt.Sprintf("outage %d: the breaker closed after the store came back", outage), func() error {
 			take(t, r, "probe", rate, nil)
-			time.Sleep(time.Millisecond)
-		}
+			state := r.Stats().State
+			return testnet.Unless(state == Closed, fmt.Sprint("breaker ", state))
+		})
 		// The store decides again: exactly its burst for a new key.
 		n := 0
 		for range 10 {

@@ -3,10 +3,8 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -21,6 +19,7 @@ import (
 	"github.com/exercisedb/exercisedb/gateway/keys/keystest"
 	"github.com/exercisedb/exercisedb/internal/pgtest"
 	"github.com/exercisedb/exercisedb/internal/testlog"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 func openKeys(t *testing.T, url string, o KeysOptions) *Keys {
@@ -112,8 +111,8 @@ func TestKeysOutage(t *testing.T) {
 	before := keystest.MustCreate(t, admin, keys.New{ID: "key_before", Products: map[string]string{"exercisedb": "Pro"}})
 
 	u, _ := url.Parse(direct)
-	proxy := newProxy(t, u.Host)
-	u.Host = proxy.addr
+	proxy := testnet.NewProxy(t, u.Host)
+	u.Host = proxy.Addr
 	logs := &testlog.Buffer{}
 	replica := openKeys(t, u.String(), KeysOptions{Log: slog.New(slog.NewTextHandler(logs, nil))})
 	var failures atomic.Int64
@@ -125,7 +124,7 @@ func TestKeysOutage(t *testing.T) {
 	watchKeys(t, replica)
 	keystest.InForce(t, replica, before.Secret, true)
 
-	proxy.cut()
+	proxy.Cut()
 	keystest.WaitFor(t, "outage seen", func() bool { return !replica.Up() && failures.Load() >= 2 })
 	during := keystest.MustCreate(t, admin, keys.New{ID: "key_during", Products: map[string]string{"exercisedb": "Pro"}})
 	if _, ok := replica.Current().Lookup(before.Secret); !ok {
@@ -135,7 +134,7 @@ func TestKeysOutage(t *testing.T) {
 		t.Errorf("outage logged %d times, want once:\n%s", n, logs)
 	}
 
-	proxy.restore()
+	proxy.Restore()
 	keystest.InForce(t, replica, during.Secret, true)
 	keystest.WaitFor(t, "back up", replica.Up)
 	if !strings.Contains(logs.String(), "key store reachable again") {
@@ -208,85 +207,6 @@ func TestKeysResync(t *testing.T) {
 	if !strings.Contains(logs.String(), "reason=periodic") {
 		t.Errorf("no periodic reload logged:\n%s", logs)
 	}
-}
-
-// proxy is a TCP proxy whose traffic a test can cut and restore.
-type proxy struct {
-	t      *testing.T
-	addr   string
-	target string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	p := &proxy{t: t, target: target}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(p.cut)
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", p.target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			p.mu.Lock()
-			if p.ln != ln {
-				// Cut while this connection was being set up: it must not
-				// outlive the cut (the test would wait for an outage that
-				// never comes to the replica holding it).
-				p.mu.Unlock()
-				in.Close()
-				out.Close()
-				continue
-			}
-			p.conns = append(p.conns, in, out)
-			p.mu.Unlock()
-			go func() { io.Copy(in, out); in.Close() }()
-			go func() { io.Copy(out, in); out.Close() }()
-		}
-	}()
-}
-
-// cut closes the listener and every connection: new ones are refused.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// restore listens again at the same address.
-func (p *proxy) restore() {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.serve(ln)
 }
 
 // TestKeysInvalidRow: a row that does not decode (what psql can write

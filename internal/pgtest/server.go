@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/exercisedb/exercisedb/internal/testlog"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // Server is a PostgreSQL server of one test's own, in a temporary data
@@ -25,7 +26,7 @@ type Server struct {
 	t    testing.TB
 	bin  string // directory of initdb and postgres
 	dir  string // data directory; also holds the Unix socket
-	port int
+	port string
 	// cred runs the server's programs as the postgres user when the test
 	// runs as root, which PostgreSQL refuses.
 	cred *syscall.Credential
@@ -64,7 +65,7 @@ func NewServer(t testing.TB) *Server {
 		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	}
 	s.run("initdb", "-D", s.dir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
-	s.port = freePort(t)
+	_, s.port, _ = net.SplitHostPort(testnet.FreeAddr(t))
 	s.Start()
 	t.Cleanup(func() {
 		s.Stop()
@@ -77,14 +78,14 @@ func NewServer(t testing.TB) *Server {
 
 // URL is the server's address as a keys_postgres_url.
 func (s *Server) URL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.port)
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%s/postgres?sslmode=disable", s.port)
 }
 
 // Start starts the server (again, after Stop, on the same port and data)
 // and waits until it accepts connections.
 func (s *Server) Start() {
 	s.t.Helper()
-	s.cmd = s.command("postgres", "-D", s.dir, "-p", strconv.Itoa(s.port),
+	s.cmd = s.command("postgres", "-D", s.dir, "-p", s.port,
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+s.dir, "-c", "fsync=off")
 	s.cmd.Stdout, s.cmd.Stderr = &s.log, &s.log
 	if err := s.cmd.Start(); err != nil {
@@ -102,7 +103,7 @@ func (s *Server) Start() {
 			return
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("postgres on port %d did not start: %v", s.port, err)
+			s.t.Fatalf("postgres on port %s did not start: %v", s.port, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -152,14 +153,4 @@ func serverBin() (string, error) {
 		return "", fmt.Errorf("PostgreSQL's initdb is not installed (pg_config --bindir, /usr/lib/postgresql/*/bin): install the server package to run this test")
 	}
 	return filepath.Dir(matches[len(matches)-1]), nil
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

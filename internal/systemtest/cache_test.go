@@ -4,9 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/exercisedb/exercisedb/catalog/exercise"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // TestResponseCache checks that a repeated request is answered without the
@@ -17,13 +17,10 @@ func TestResponseCache(t *testing.T) {
 	calls := func() int { return strings.Count(s.log.String(), "CatalogService/ListExercises") }
 
 	// Until the watch has reported a version nothing is cached.
-	deadline := time.Now().Add(10 * time.Second)
-	for s.cache.Len() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the cache never learnt the catalogue version")
-		}
+	testnet.Eventually(t, "the cache learning the catalogue version", func() error {
 		s.do(t, listing)
-	}
+		return testnet.Unless(s.cache.Len() > 0, "an empty cache")
+	})
 	before := calls()
 	first, body := s.do(t, listing)
 	again, bodyAgain := s.do(t, listing)
@@ -50,16 +47,10 @@ func TestResponseCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.svc.Swap(next)
-	deadline = time.Now().Add(10 * time.Second)
-	for {
+	testnet.Eventually(t, "the listing of catalogue "+next.Version(), func() error {
 		r, _ := s.do(t, listing)
-		if strings.Contains(r.Header.Get("ETag"), next.Version()) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still served %s after the catalogue changed to %s", r.Header.Get("ETag"), next.Version())
-		}
-	}
+		return testnet.Unless(strings.Contains(r.Header.Get("ETag"), next.Version()), "ETag "+r.Header.Get("ETag"))
+	})
 }
 
 // TestResponseCacheSpellings checks that spellings of one listing share a

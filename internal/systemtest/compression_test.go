@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // serve sends a request straight to the handler, so that no transport
@@ -33,13 +34,10 @@ func (s *system) serve(t testing.TB, method, path, keyID string, headers ...stri
 // responses are kept.
 func (s *system) warm(t testing.TB, path string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.cache.Len() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the cache never learnt the catalogue version")
-		}
+	testnet.Eventually(t, "the cache learning the catalogue version", func() error {
 		s.serve(t, http.MethodGet, path, "key_mega")
-	}
+		return testnet.Unless(s.cache.Len() > 0, "an empty cache")
+	})
 }
 
 func gunzip(t *testing.T, body []byte) []byte {

@@ -1,14 +1,16 @@
 package systemtest
 
 import (
+	"fmt"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // TestTracePropagation follows one request across the gateway and the
@@ -32,20 +34,16 @@ func TestTracePropagation(t *testing.T) {
 	}
 	// The gateway's span ends just after the response is written: wait
 	// for the three spans, within a bound.
-	var kinds map[trace.SpanKind]int
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		kinds = map[trace.SpanKind]int{}
-		for _, span := range recorder.Ended() {
-			if span.SpanContext().TraceID().String() != traceID {
-				t.Fatalf("span %q is in trace %s, not the caller's", span.Name(), span.SpanContext().TraceID())
-			}
-			kinds[span.SpanKind()]++
+	testnet.Eventually(t, "three spans ended", func() error {
+		n := len(recorder.Ended())
+		return testnet.Unless(n >= 3, fmt.Sprint(n, " spans"))
+	})
+	kinds := map[trace.SpanKind]int{}
+	for _, span := range recorder.Ended() {
+		if span.SpanContext().TraceID().String() != traceID {
+			t.Fatalf("span %q is in trace %s, not the caller's", span.Name(), span.SpanContext().TraceID())
 		}
-		if len(recorder.Ended()) >= 3 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+		kinds[span.SpanKind()]++
 	}
 	// The gateway's and the catalog's server spans, the gateway's client span.
 	if kinds[trace.SpanKindServer] != 2 || kinds[trace.SpanKindClient] != 1 {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // syncBuilder is a strings.Builder safe for the ticker's writes.
@@ -73,11 +75,10 @@ func TestBufferWritesOnTick(t *testing.T) {
 	b := NewBuffer(&out, time.Millisecond)
 	defer b.Close()
 	fmt.Fprintf(b, "line\n")
-	for deadline := time.Now().Add(10 * time.Second); out.String() != "line\n"; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 10s, w holds %q", out.String())
-		}
-	}
+	testnet.Eventually(t, "the line written", func() error {
+		got := out.String()
+		return testnet.Unless(got == "line\n", fmt.Sprintf("w holds %q", got))
+	})
 }
 
 // An event goes out at once, with the access lines waiting before it.

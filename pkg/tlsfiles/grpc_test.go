@@ -13,6 +13,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/exercisedb/exercisedb/internal/testcerts"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // TestGRPC runs gRPC over ServerConfig and ClientCredentials, with a
@@ -68,7 +69,7 @@ func TestGRPC(t *testing.T) {
 	}
 	ca2.Client(t, "gateway").Write(t, dir, "client")
 	testcerts.WriteFile(t, caFile, ca2.PEM)
-	eventually(t, "a new connection uses the rotated files", func() error { return check(rotated, creds.Clone()) })
+	testnet.Eventually(t, "a new connection uses the rotated files", func() error { return check(rotated, creds.Clone()) })
 	if err := check(old, creds); err == nil {
 		t.Error("after rotation, the old CA's server is still trusted")
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/exercisedb/exercisedb/internal/testcerts"
 	"github.com/exercisedb/exercisedb/internal/testlog"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
 
 // pollTimeout bounds waits for a reload; never a measured threshold.
@@ -50,22 +51,12 @@ func serveTLS(t *testing.T, cfg *tls.Config) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if c.(*tls.Conn).Handshake() == nil {
-					c.Write([]byte("ok"))
-				}
-			}()
+	return testnet.Serve(t, ln, func(c net.Conn) {
+		defer c.Close()
+		if c.(*tls.Conn).Handshake() == nil {
+			c.Write([]byte("ok"))
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // call connects to addr with cfg and reads the server's answer: with TLS
@@ -88,22 +79,6 @@ func clientOf(t *testing.T, ca *testcerts.CA, pair *testcerts.Pair) *tls.Config 
 		c.Certificates = []tls.Certificate{pair.TLS(t)}
 	}
 	return c
-}
-
-// eventually polls cond until it holds, for at most pollTimeout.
-func eventually(t *testing.T, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(pollTimeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, pollTimeout, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // watch runs s.watch until the test ends and returns once files are watched.
@@ -231,7 +206,7 @@ func TestServerRotation(t *testing.T) {
 
 	ca2.Server(t, "catalog").Write(t, dir, "server")
 	testcerts.WriteFile(t, caFile, ca2.PEM)
-	eventually(t, "the new CA's client connects", func() error { return call(addr, clientOf(t, ca2, &client2)) })
+	testnet.Eventually(t, "the new CA's client connects", func() error { return call(addr, clientOf(t, ca2, &client2)) })
 	if err := call(addr, clientOf(t, ca1, &client1)); err == nil {
 		t.Error("the old CA's client still connects after rotation")
 	}
@@ -270,7 +245,7 @@ func TestClientRotation(t *testing.T) {
 
 	ca2.Client(t, "gateway").Write(t, dir, "client")
 	testcerts.WriteFile(t, caFile, ca2.PEM)
-	eventually(t, "the client reaches the new CA's server", func() error { return call(rotated, s.ClientConfig("catalog")) })
+	testnet.Eventually(t, "the client reaches the new CA's server", func() error { return call(rotated, s.ClientConfig("catalog")) })
 	if err := call(old, s.ClientConfig("catalog")); err == nil {
 		t.Error("the client still trusts the old CA after rotation")
 	}
@@ -367,7 +342,7 @@ func TestSecretVolumeSwap(t *testing.T) {
 		t.Fatalf("before the swap: %v", err)
 	}
 	publish("..v2", ca2)
-	eventually(t, "the certificate of the new ..data", func() error { return call(addr, clientOf(t, ca2, nil)) })
+	testnet.Eventually(t, "the certificate of the new ..data", func() error { return call(addr, clientOf(t, ca2, nil)) })
 }
 
 // TestServerCipherSuites: TLS 1.0 and 1.1 are refused, and so, on TLS 1.2,
@@ -427,7 +402,7 @@ func TestSignalReload(t *testing.T) {
 	addr := serveTLS(t, s.ServerConfig())
 	ca2.Server(t, "catalog").Write(t, elsewhere, "server")
 	hup <- syscall.SIGHUP
-	eventually(t, "the certificate re-read on SIGHUP served", func() error { return call(addr, clientOf(t, ca2, nil)) })
+	testnet.Eventually(t, "the certificate re-read on SIGHUP served", func() error { return call(addr, clientOf(t, ca2, nil)) })
 	if !strings.Contains(logged.String(), "reloading TLS files on signal") {
 		t.Errorf("the signal is not logged:\n%s", logged)
 	}

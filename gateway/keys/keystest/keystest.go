@@ -15,10 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/internal/testnet"
 )
-
-// pollLimit bounds every wait for a change to reach a store's Current.
-const pollLimit = 5 * time.Second
 
 // T0 is the tests' "now": in the future of the machine's clock, so that
 // expiries a database compares with nothing are still ahead.
@@ -67,16 +65,10 @@ func Run(t *testing.T, open func(t *testing.T, now func() time.Time) keys.Store)
 	}
 }
 
-// WaitFor polls cond until it holds, failing the test after pollLimit.
+// WaitFor polls cond until it holds (testnet.Eventually).
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(pollLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, pollLimit)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testnet.Eventually(t, what, func() error { return testnet.Unless(cond(), "not yet") })
 }
 
 // InForce waits until the store's Current knows secret (want true) or
