@@ -351,8 +351,8 @@ func BenchmarkFrames360(b *testing.B) { benchRecord(b, 360) }
 func BenchmarkFrames720(b *testing.B) { benchRecord(b, 720) }
 
 // TestFrontTurn checks that fwd turns a front-view arm towards the viewer
-// (its sideways reach shrinks, then crosses over) and that hfwd and kfwd
-// shorten the thigh and the shank.
+// (its sideways reach shrinks, then crosses over), that hfwd and kfwd
+// shorten the thigh and the shank, and that a shank pointing away hides its foot.
 func TestFrontTurn(t *testing.T) {
 	reach := func(m map[string]float64) body {
 		p, _ := unsetPose().overlay(m)
@@ -374,6 +374,13 @@ func TestFrontTurn(t *testing.T) {
 	}
 	if l := seated.leg.mid.Y - seated.leg.end.Y; math.Abs(l-shankLen/2) > 1e-6 {
 		t.Fatalf("shank at 60 degrees drawn %.1f long", l)
+	}
+	if seated.leg.tip == seated.leg.end {
+		t.Fatal("foot of a shank towards the viewer hidden")
+	}
+	kneeling := reach(map[string]float64{"kfwd": -84})
+	if kneeling.leg.tip != kneeling.leg.end || kneeling.leg.heel != kneeling.leg.end {
+		t.Fatal("foot of a shank pointing away from the viewer drawn")
 	}
 }
 

@@ -66,6 +66,9 @@ func pose2front(p pose, end bool) body {
 		l.end = l.mid.add(dir(l.a2).mul(shankLen * math.Max(0.15, math.Cos(kfwd*math.Pi/180))))
 		l.tip = l.end.add(vec{s * 3.2, -2.2})
 		l.heel = l.end.add(vec{-s * 0.8, -2.2})
+		if kfwd < 0 { // the shank points away from the viewer: its foot is hidden behind the knee
+			l.tip, l.heel = l.end, l.end
+		}
 		return l
 	}
 	b.arm = arm(1, p[fSh], p[fEl], p[fFwd])

@@ -49,7 +49,7 @@ const (
 	fFwd2
 	fHfwd // front view only: near thigh flexed towards the viewer (a seated figure's thighs)
 	fHfwd2
-	fKfwd // front view only: near shank pointing towards the viewer (knees up in front of a seated figure)
+	fKfwd // front view only: near shank pointing towards the viewer (knees up in front of a seated figure), negative away from it (a knee on the floor)
 	fKfwd2
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
