@@ -453,3 +453,31 @@ func TestFrontBar(t *testing.T) {
 		t.Fatalf("%d shapes drawn without the bar", n)
 	}
 }
+
+// TestFrontBosu checks that a front view draws the bosu's dome on the
+// floor under the anchor its family places, and nothing without the ball.
+func TestFrontBosu(t *testing.T) {
+	d := For(inputOf(record(t, "bosu ball side plank")))
+	if !d.front() {
+		t.Fatalf("bosu ball side plank drawn with %q, not from the front", d.Template())
+	}
+	bs := d.bodies()
+	b := &bs[0]
+	var dome []vec
+	for _, s := range d.frontStatics(b).back {
+		if s.kind == kPoly {
+			dome = s.pts
+		}
+	}
+	if len(dome) == 0 {
+		t.Fatal("no dome drawn")
+	}
+	x0, x1 := dome[len(dome)-1].X, dome[0].X
+	if w := b.arm2.end.X; w < x0 || w > x1 || dome[0].Y != 0 {
+		t.Fatalf("dome from %.1f to %.1f on y %.1f, the supporting hand at %.1f", x0, x1, dome[0].Y, w)
+	}
+	d.equip = nil
+	if n := len(d.frontStatics(b).back); n != 0 {
+		t.Fatalf("%d shapes drawn without the ball", n)
+	}
+}

@@ -298,6 +298,16 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 		}
 	}
+	if p, ok := d.props["ball"]; ok && d.hasEquip("bosu ball") {
+		// a dome on the floor under the anchor a family rule names (the forearm of a side plank)
+		a := anchor(b, p)
+		var pts []vec
+		for i := 0; i <= 12; i++ {
+			t := math.Pi * float64(i) / 12
+			pts = append(pts, vec{a.X + 13*math.Cos(t), 6 * math.Sin(t)})
+		}
+		s.poly(paint.Accent, pts...)
+	}
 	if p, ok := d.tmpl.Props["bar"]; ok && d.hasEquip("pull-up bar") {
 		// seen from the front the bar runs across, level through both hands
 		y := anchor(b, p).Y
