@@ -481,3 +481,21 @@ func TestFrontBosu(t *testing.T) {
 		t.Fatalf("%d shapes drawn without the ball", n)
 	}
 }
+
+// TestFrontFixHandsRejected checks that a front or end template cannot
+// hold its hands, which only the side view's reach solves.
+func TestFrontFixHandsRejected(t *testing.T) {
+	l, err := loadLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		view, fix string
+		ok        bool
+	}{{"front", "hands", false}, {"end", "hand", false}, {"front", "feet", true}, {"", "hands", true}} {
+		tm := &template{View: c.view, Fix: []string{c.fix}, Keys: []map[string]float64{{}}}
+		if err := l.compile(tm); (err == nil) != c.ok {
+			t.Errorf("view %q fix %q: %v", c.view, c.fix, err)
+		}
+	}
+}
