@@ -340,6 +340,10 @@ func (l *library) compile(t *template) error {
 		if f != "hands" && f != "feet" && f != "hand" && f != "foot" {
 			return fmt.Errorf("fix %q (want hands, feet, hand or foot)", f)
 		}
+		if (f == "hands" || f == "hand") && (t.View == "front" || t.View == "end") {
+			// the reach solves a side-view arm: it ignores fwd and bends the far elbow the wrong way
+			return fmt.Errorf("fix %q: hands are held only in the side view", f)
+		}
 	}
 	for _, a := range t.Alternate {
 		if a != "arms" && a != "legs" {

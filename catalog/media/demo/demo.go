@@ -18,7 +18,7 @@ import (
 )
 
 // Version names the renderer and its data; bump it whenever any output pixel could change.
-const Version = "demo/5"
+const Version = "demo/6"
 
 // FPS is the frame rate of every animation.
 const FPS = 12

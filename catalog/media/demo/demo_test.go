@@ -352,8 +352,9 @@ func BenchmarkFrames360(b *testing.B) { benchRecord(b, 360) }
 func BenchmarkFrames720(b *testing.B) { benchRecord(b, 720) }
 
 // TestFrontTurn checks that fwd turns a front-view arm towards the viewer
-// (its sideways reach shrinks, then crosses over) and that efwd, hfwd and
-// kfwd shorten the forearm, the thigh and the shank.
+// (its sideways reach shrinks, then crosses over), that efwd, hfwd and
+// kfwd shorten the forearm, the thigh and the shank, and that a shank
+// pointing away hides its foot.
 func TestFrontTurn(t *testing.T) {
 	reach := func(m map[string]float64) body {
 		p, _ := unsetPose().overlay(m)
@@ -379,6 +380,13 @@ func TestFrontTurn(t *testing.T) {
 	}
 	if l := seated.leg.mid.Y - seated.leg.end.Y; math.Abs(l-shankLen/2) > 1e-6 {
 		t.Fatalf("shank at 60 degrees drawn %.1f long", l)
+	}
+	if seated.leg.tip == seated.leg.end {
+		t.Fatal("foot of a shank towards the viewer hidden")
+	}
+	kneeling := reach(map[string]float64{"kfwd": -84})
+	if kneeling.leg.tip != kneeling.leg.end || kneeling.leg.heel != kneeling.leg.end {
+		t.Fatal("foot of a shank pointing away from the viewer drawn")
 	}
 }
 
@@ -635,6 +643,52 @@ func TestFrontStraps(t *testing.T) {
 		}
 		if (hands == 2) != want || (st.strap != vec{}) != want {
 			t.Fatalf("%s: straps to %d hands, anchor %v", name, hands, st.strap)
+		}
+	}
+}
+
+// TestFrontBosu checks that a front view draws the bosu's dome on the
+// floor under the anchor its family places, and nothing without the ball.
+func TestFrontBosu(t *testing.T) {
+	d := For(inputOf(record(t, "bosu ball side plank")))
+	if !d.front() {
+		t.Fatalf("bosu ball side plank drawn with %q, not from the front", d.Template())
+	}
+	bs := d.bodies()
+	b := &bs[0]
+	var dome []vec
+	for _, s := range d.frontStatics(b).back {
+		if s.kind == kPoly {
+			dome = s.pts
+		}
+	}
+	if len(dome) == 0 {
+		t.Fatal("no dome drawn")
+	}
+	x0, x1 := dome[len(dome)-1].X, dome[0].X
+	if w := b.arm2.end.X; w < x0 || w > x1 || dome[0].Y != 0 {
+		t.Fatalf("dome from %.1f to %.1f on y %.1f, the supporting hand at %.1f", x0, x1, dome[0].Y, w)
+	}
+	d.equip = nil
+	if n := len(d.frontStatics(b).back); n != 0 {
+		t.Fatalf("%d shapes drawn without the ball", n)
+	}
+}
+
+// TestFrontFixHandsRejected checks that a front or end template cannot
+// hold its hands, which only the side view's reach solves.
+func TestFrontFixHandsRejected(t *testing.T) {
+	l, err := loadLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		view, fix string
+		ok        bool
+	}{{"front", "hands", false}, {"end", "hand", false}, {"front", "feet", true}, {"", "hands", true}} {
+		tm := &template{View: c.view, Fix: []string{c.fix}, Keys: []map[string]float64{{}}}
+		if err := l.compile(tm); (err == nil) != c.ok {
+			t.Errorf("view %q fix %q: %v", c.view, c.fix, err)
 		}
 	}
 }

@@ -67,6 +67,9 @@ func pose2front(p pose, end bool) body {
 		l.end = l.mid.add(dir(l.a2).mul(shankLen * math.Max(0.15, math.Cos(kfwd*math.Pi/180))))
 		l.tip = l.end.add(vec{s * 3.2, -2.2})
 		l.heel = l.end.add(vec{-s * 0.8, -2.2})
+		if kfwd < 0 { // the shank points away from the viewer: its foot is hidden behind the knee
+			l.tip, l.heel = l.end, l.end
+		}
 		return l
 	}
 	b.arm = arm(1, p[fSh], p[fEl], p[fFwd], p[fEfwd])
@@ -347,6 +350,16 @@ func (d Demo) frontStatics(b *body) statics {
 				s.rect(a.X-w/2+3, a.Y, a.X+w/2-3, a.Y+h, paint.Frame)
 			}
 		}
+	}
+	if p, ok := d.props["ball"]; ok && d.hasEquip("bosu ball") {
+		// a dome on the floor under the anchor a family rule names (the forearm of a side plank)
+		a := anchor(b, p)
+		var pts []vec
+		for i := 0; i <= 12; i++ {
+			t := math.Pi * float64(i) / 12
+			pts = append(pts, vec{a.X + 13*math.Cos(t), 6 * math.Sin(t)})
+		}
+		s.poly(paint.Accent, pts...)
 	}
 	if p, ok := d.tmpl.Props["bar"]; ok && d.hasEquip("pull-up bar") {
 		// seen from the front the bar runs across, level through both hands

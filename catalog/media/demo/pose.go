@@ -49,7 +49,7 @@ const (
 	fFwd2
 	fHfwd // front view only: near thigh flexed towards the viewer (a seated figure's thighs)
 	fHfwd2
-	fKfwd // front view only: near shank pointing towards the viewer (knees up in front of a seated figure)
+	fKfwd // front view only: near shank pointing towards the viewer (knees up in front of a seated figure), negative away from it (a knee on the floor)
 	fKfwd2
 	fEfwd // front view only: near forearm pointing towards the viewer (a 90/90 shoulder rotation)
 	fEfwd2
