@@ -150,6 +150,50 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestMP4ShowsTheFrames decodes every frame of a demonstration's MP4,
+// rendered as a media set is (DrawSets), and compares it with the frame
+// drawn: an encoder fed the wrong bytes still makes a valid, deterministic
+// file, so only looking at the pictures catches it.
+func TestMP4ShowsTheFrames(t *testing.T) {
+	needFFmpeg(t)
+	_, lib := embedded(t)
+	s, _ := lib.Subject(goldenKeys[0], lib.Digest(goldenKeys[0]))
+	const h = 180
+	var video []byte
+	if err := DrawSets(context.Background(), []Job{{Subject: s, Files: []File{{Format: MP4, Height: h}}}}, func(_ *Subject, _ File, b []byte) error {
+		video = b
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v.mp4")
+	if err := os.WriteFile(path, video, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := s.Frames(h)
+	size := h * h * 3
+	if len(raw) != len(frames)*size {
+		t.Fatalf("decoded %d bytes, want %d frames of %d", len(raw), len(frames), size)
+	}
+	for i, f := range frames {
+		var diff int
+		for p := range h * h {
+			for c := range 3 {
+				d := int(raw[i*size+3*p+c]) - int(f.Pix[4*p+c])
+				diff += max(d, -d)
+			}
+		}
+		// H.264 at this quality moves a pixel a few levels on average
+		if mean := float64(diff) / float64(size); mean > 6 {
+			t.Errorf("frame %d: decoded pixels differ from the drawing by %.1f levels on average", i, mean)
+		}
+	}
+}
+
 // TestSizeBudgets renders a fixed sample of records and holds the median
 // sizes to the budgets: a 360 pixel GIF at most 150 KB, an MP4 at most
 // 60 KB, so that a page of twenty-five loads quickly on a phone.

@@ -54,12 +54,14 @@ func NewVideo(frames []*image.RGBA) (Video, error) {
 	if b.Dx()%2 != 0 || b.Dy()%2 != 0 {
 		return Video{}, fmt.Errorf("encode: %dx%d: MP4 frames need an even size", b.Dx(), b.Dy())
 	}
-	v := Video{w: b.Dx(), h: b.Dy(), n: len(frames)}
-	for _, f := range frames {
+	w, h := b.Dx(), b.Dy()
+	size := w*h + 2*(w/2)*(h/2)
+	v := Video{w: w, h: h, n: len(frames), yuv: make([]byte, len(frames)*size)}
+	for i, f := range frames {
 		if f.Bounds().Size() != b.Size() {
 			return Video{}, fmt.Errorf("encode: frames of %v and %v in one video", b.Size(), f.Bounds().Size())
 		}
-		v.yuv = yuv420(v.yuv, f)
+		yuv420(v.yuv[i*size:(i+1)*size], f)
 	}
 	return v, nil
 }
@@ -170,14 +172,13 @@ func writeVideo(w io.WriteCloser, v Video, fps int) error {
 	return nil
 }
 
-// yuv420 appends img (even width and height) as planar YUV 4:2:0 in
+// yuv420 writes img (even width and height) to dst, its size, as planar YUV 4:2:0 in
 // BT.601 limited range, what players assume of H.264 without colour
 // metadata: full-resolution luma, then each chroma plane averaged over
 // 2×2 pixels.
-func yuv420(dst []byte, img *image.RGBA) []byte {
+func yuv420(dst []byte, img *image.RGBA) {
 	w, h := img.Bounds().Dx(), img.Bounds().Dy()
 	ySize, cSize := w*h, (w/2)*(h/2)
-	dst = append(dst, make([]byte, ySize+2*cSize)...)
 	y, cb, cr := dst[:ySize], dst[ySize:ySize+cSize], dst[ySize+cSize:]
 	for row := range h {
 		p := img.Pix[row*img.Stride : row*img.Stride+4*w]
@@ -200,5 +201,4 @@ func yuv420(dst []byte, img *image.RGBA) []byte {
 			cr[i] = uint8((112*r-94*g-18*b+128)>>8 + 128)
 		}
 	}
-	return dst
 }
