@@ -3,6 +3,7 @@ package encode
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
@@ -194,30 +195,44 @@ func writeVideo(w io.WriteCloser, v Video, fps int) error {
 // yuv420 writes img (even width and height) to dst, its size, as planar YUV 4:2:0 in
 // BT.601 limited range, what players assume of H.264 without colour
 // metadata: full-resolution luma, then each chroma plane averaged over
-// 2×2 pixels.
+// 2×2 pixels. It runs for every pixel of every video, so it reads each 2×2
+// block once, reuses the values of a block equal to the one before, and
+// slices every row to its length first so that the compiler drops the
+// bounds checks.
 func yuv420(dst []byte, img *image.RGBA) {
 	w, h := img.Bounds().Dx(), img.Bounds().Dy()
-	ySize, cSize := w*h, (w/2)*(h/2)
-	y, cb, cr := dst[:ySize], dst[ySize:ySize+cSize], dst[ySize+cSize:]
-	for row := range h {
-		p := img.Pix[row*img.Stride : row*img.Stride+4*w]
-		for x := range w {
-			r, g, b := int32(p[4*x]), int32(p[4*x+1]), int32(p[4*x+2])
-			y[row*w+x] = uint8((66*r+129*g+25*b+128)>>8 + 16)
-		}
-	}
+	ySize, cw := w*h, w/2
+	cSize := cw * (h / 2)
+	y, cb, cr := dst[:ySize], dst[ySize:ySize+cSize], dst[ySize+cSize:ySize+2*cSize]
 	for row := 0; row < h; row += 2 {
-		p0 := img.Pix[row*img.Stride:]
-		p1 := img.Pix[(row+1)*img.Stride:]
-		for x := 0; x < w; x += 2 {
-			var r, g, b int32
-			for _, p := range [...][]byte{p0[4*x:], p0[4*x+4:], p1[4*x:], p1[4*x+4:]} {
-				r, g, b = r+int32(p[0]), g+int32(p[1]), b+int32(p[2])
+		p0 := img.Pix[row*img.Stride:][:4*w]
+		p1 := img.Pix[(row+1)*img.Stride:][:4*w]
+		y0 := y[row*w:][:w]
+		y1 := y[(row+1)*w:][:w]
+		cbRow := cb[(row/2)*cw:][:cw]
+		crRow := cr[(row/2)*cw:][:cw]
+		// a block like the one before it (the flat background, most of
+		// a frame) takes its values
+		var last0, last1 uint64
+		var yl0, yl1, yl2, yl3, cbl, crl uint8
+		for i := range cbRow {
+			a, b := p0[8*i:8*i+8], p1[8*i:8*i+8]
+			ya, yb := y0[2*i:2*i+2], y1[2*i:2*i+2]
+			if u0, u1 := binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b); i == 0 || u0 != last0 || u1 != last1 {
+				last0, last1 = u0, u1
+				r0, g0, b0 := int32(a[0]), int32(a[1]), int32(a[2])
+				r1, g1, b1 := int32(a[4]), int32(a[5]), int32(a[6])
+				r2, g2, b2 := int32(b[0]), int32(b[1]), int32(b[2])
+				r3, g3, b3 := int32(b[4]), int32(b[5]), int32(b[6])
+				yl0, yl1, yl2, yl3 = luma(r0, g0, b0), luma(r1, g1, b1), luma(r2, g2, b2), luma(r3, g3, b3)
+				r, g, bl := (r0+r1+r2+r3+2)/4, (g0+g1+g2+g3+2)/4, (b0+b1+b2+b3+2)/4
+				cbl = uint8((-38*r-74*g+112*bl+128)>>8 + 128)
+				crl = uint8((112*r-94*g-18*bl+128)>>8 + 128)
 			}
-			r, g, b = (r+2)/4, (g+2)/4, (b+2)/4
-			i := (row/2)*(w/2) + x/2
-			cb[i] = uint8((-38*r-74*g+112*b+128)>>8 + 128)
-			cr[i] = uint8((112*r-94*g-18*b+128)>>8 + 128)
+			ya[0], ya[1], yb[0], yb[1] = yl0, yl1, yl2, yl3
+			cbRow[i], crRow[i] = cbl, crl
 		}
 	}
 }
+
+func luma(r, g, b int32) uint8 { return uint8((66*r+129*g+25*b+128)>>8 + 16) }
