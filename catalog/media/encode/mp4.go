@@ -25,7 +25,9 @@ var FFmpeg = "ffmpeg"
 // a player starts before the whole file arrives), fps frames a second.
 // The frames' size must be even. x264 runs single-threaded and ffmpeg
 // writes no time or version metadata, so one ffmpeg build gives the same
-// bytes for the same frames.
+// bytes for the same frames. There are no B-frames: they cost a sixth of
+// the encoding for a few per cent of the size, and every decoder shows
+// the frames as they arrive.
 func MP4(ctx context.Context, frames []*image.RGBA, fps int) ([]byte, error) {
 	v, err := NewVideo(frames)
 	if err != nil {
@@ -107,7 +109,7 @@ func MP4s(ctx context.Context, videos []Video, fps int) ([][]byte, error) {
 	}
 	for i := range videos {
 		args = append(args, "-map", strconv.Itoa(i)+":v",
-			"-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-tune", "animation",
+			"-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-tune", "animation", "-bf", "0",
 			"-threads", "1", "-x264-params", "threads=1",
 			"-movflags", "+faststart", "-map_metadata", "-1",
 			"-fflags", "+bitexact", "-flags:v", "+bitexact", "-an",
