@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
-	"sync"
 
 	"github.com/exercisedb/exercisedb/catalog/media/paint"
 )
@@ -54,32 +53,26 @@ func mix(a, b color.RGBA, t float64) color.RGBA {
 }
 
 // quantizer maps RGBA pixels to palette indexes, remembering each colour
-// it has seen: a drawing has few distinct colours.
-type quantizer struct {
-	mu    sync.Mutex
-	index map[uint32]uint8
-}
+// it has seen: a drawing has few distinct colours. Each GIF has its own,
+// so that encoders running at once share nothing.
+type quantizer map[uint32]uint8
 
-var quant = &quantizer{index: map[uint32]uint8{}}
-
-func (q *quantizer) paletted(src *image.RGBA) *image.Paletted {
+func (q quantizer) paletted(src *image.RGBA) *image.Paletted {
 	b := src.Bounds()
 	dst := image.NewPaletted(b, palette)
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	var lastRGBA uint32 = 1 // no opaque pixel has this value
 	var last uint8
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		row := src.Pix[(y-b.Min.Y)*src.Stride : (y-b.Min.Y)*src.Stride+b.Dx()*4]
-		out := dst.Pix[(y-b.Min.Y)*dst.Stride : (y-b.Min.Y)*dst.Stride+b.Dx()]
+	for y := range b.Dy() {
+		row := src.Pix[y*src.Stride : y*src.Stride+b.Dx()*4]
+		out := dst.Pix[y*dst.Stride : y*dst.Stride+b.Dx()]
 		for x := range out {
 			p := row[x*4 : x*4+4 : x*4+4]
 			v := uint32(p[0])<<16 | uint32(p[1])<<8 | uint32(p[2])
 			if v != lastRGBA {
-				i, ok := q.index[v]
+				i, ok := q[v]
 				if !ok {
 					i = uint8(nearest(color.RGBA{p[0], p[1], p[2], 0xFF}))
-					q.index[v] = i
+					q[v] = i
 				}
 				lastRGBA, last = v, i
 			}
@@ -110,6 +103,7 @@ func nearest(c color.RGBA) int {
 func GIF(frames []*image.RGBA, delay int) ([]byte, error) {
 	g := &gif.GIF{LoopCount: 0}
 	var prev *image.Paletted
+	quant := quantizer{}
 	for _, f := range frames {
 		cur := quant.paletted(f)
 		img := cur
@@ -155,13 +149,15 @@ func delta(prev, cur *image.Paletted) *image.Paletted {
 	}
 	r := image.Rect(minX, minY, maxX+1, maxY+1)
 	out := image.NewPaletted(r, palette)
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			c := cur.ColorIndexAt(x, y)
-			if c == prev.ColorIndexAt(x, y) {
+	for y := range r.Dy() {
+		o := (r.Min.Y-b.Min.Y+y)*cur.Stride + r.Min.X - b.Min.X
+		pr, cr := prev.Pix[o:o+r.Dx()], cur.Pix[o:o+r.Dx()]
+		dst := out.Pix[y*out.Stride:][:len(cr)]
+		for x, c := range cr {
+			if c == pr[x] {
 				c = transparent
 			}
-			out.SetColorIndex(x, y, c)
+			dst[x] = c
 		}
 	}
 	return out
