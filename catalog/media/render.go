@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -29,10 +30,12 @@ func Draw(ctx context.Context, s *Subject, f File) ([]byte, error) {
 	if !s.Has(f) {
 		return nil, ErrFileName
 	}
-	if f.Format == SVG {
-		return musclemap.SVG(s.Target, s.Secondary), nil
-	}
-	return encodeFrames(ctx, s, f, s.Frames(f.Height))
+	var out []byte
+	err := DrawSet(ctx, s, []File{f}, func(_ File, b []byte) error {
+		out = b
+		return nil
+	})
+	return out, err
 }
 
 // DrawSet renders several files of a subject, drawing the frames of each
@@ -52,14 +55,14 @@ type Job struct {
 // DrawSets renders the files of several subjects as DrawSet does, with the
 // MP4s of all of them in one ffmpeg process: starting ffmpeg costs about
 // as much as encoding a subject's videos, and each video has its own
-// encoder in it, so the bytes are still Draw's. It is what rendering a
-// whole media set costs; it holds every subject's video frames at once.
+// encoder in it, so the bytes are still Draw's. Each frame is encoded as
+// it is drawn, so a subject holds one frame of RGBA at a time; the videos
+// are held converted (a third of the size) until ffmpeg runs.
 func DrawSets(ctx context.Context, jobs []Job, emit func(*Subject, File, []byte) error) error {
 	var (
-		videos []encode.Video
+		videos []*encode.Video
 		owners []*Subject
 		names  []File
-		fb     demo.FrameBuffer // one height's frames at a time
 	)
 	for _, j := range jobs {
 		s := j.Subject
@@ -81,26 +84,19 @@ func DrawSets(ctx context.Context, jobs []Job, emit func(*Subject, File, []byte)
 			byHeight[f.Height] = append(byHeight[f.Height], f)
 		}
 		for _, h := range heights {
-			frames := s.FramesIn(&fb, h)
-			for _, f := range byHeight[h] {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if f.Format == MP4 {
-					// kept converted, a third of the frames' size, until
-					// ffmpeg runs: the frames' storage draws the next height
-					v, err := encode.NewVideo(frames)
-					if err != nil {
-						return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
-					}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			made, err := drawHeight(s, h, byHeight[h])
+			if err != nil {
+				return err
+			}
+			for i, f := range byHeight[h] {
+				if v := made[i].video; v != nil {
 					videos, owners, names = append(videos, v), append(owners, s), append(names, f)
 					continue
 				}
-				b, err := encodeFrames(ctx, s, f, frames)
-				if err != nil {
-					return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
-				}
-				if err := emit(s, f, b); err != nil {
+				if err := emit(s, f, made[i].bytes); err != nil {
 					return err
 				}
 			}
@@ -124,44 +120,99 @@ func DrawSets(ctx context.Context, jobs []Job, emit func(*Subject, File, []byte)
 	return nil
 }
 
-// encodeFrames encodes a GIF, MP4 or PNG of f from frames drawn at its
-// height.
-func encodeFrames(ctx context.Context, s *Subject, f File, frames []*image.RGBA) ([]byte, error) {
-	switch f.Format {
-	case PNG:
-		return encode.PNG(frames[min(s.Demo.PosterFrame(), len(frames)-1)])
-	case GIF:
-		return encode.GIF(frames, 100/demo.FPS)
-	case MP4:
-		b, err := encode.MP4(ctx, frames, demo.FPS)
-		if errors.Is(err, encode.ErrNoFFmpeg) {
-			return nil, ErrUnsupported
-		}
-		return b, err
-	}
-	return nil, ErrFileName
+// made is one file drawn at a height: its bytes, or an MP4's video still
+// to encode.
+type made struct {
+	bytes []byte
+	video *encode.Video
 }
 
-// Frames draws the demonstration at height h, as the files show it. A record whose movement has
-// no faithful template yet shows a still pose with its muscle map beside
-// it, so that the picture still says what the exercise trains.
-func (s *Subject) Frames(h int) []*image.RGBA { return s.FramesIn(nil, h) }
+// drawHeight draws s once at height h, feeding every frame to the encoder
+// of each of files (GIF, MP4 or PNG, all of that height).
+func drawHeight(s *Subject, h int, files []File) ([]made, error) {
+	out := make([]made, len(files))
+	gifs := make([]*encode.GIF, len(files))
+	n := s.Demo.FrameCount()
+	poster := min(s.Demo.PosterFrame(), n-1)
+	for i, f := range files {
+		switch f.Format {
+		case GIF:
+			gifs[i] = encode.NewGIF(100 / demo.FPS)
+		case MP4:
+			v, err := encode.NewVideo(h, h, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
+			}
+			out[i].video = v
+		case PNG:
+		default:
+			return nil, ErrFileName
+		}
+	}
+	err := s.Draw(h, func(k int, frame *image.RGBA) error {
+		for i, f := range files {
+			switch {
+			case gifs[i] != nil:
+				gifs[i].Add(frame)
+			case out[i].video != nil:
+				if err := out[i].video.Add(frame); err != nil {
+					return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
+				}
+			case k == poster:
+				b, err := encode.PNG(frame)
+				if err != nil {
+					return fmt.Errorf("%s: %w", Path(s.Key, s.Digest, f), err)
+				}
+				out[i].bytes = b
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, g := range gifs {
+		if g == nil {
+			continue
+		}
+		b, err := g.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Path(s.Key, s.Digest, files[i]), err)
+		}
+		out[i].bytes = b
+	}
+	return out, nil
+}
 
-// FramesIn is Frames drawn into fb (see demo.FrameBuffer).
-func (s *Subject) FramesIn(fb *demo.FrameBuffer, h int) []*image.RGBA {
-	frames := s.Demo.FramesIn(fb, h)
-	if s.Demo.Faithful() || !s.HasMap {
-		return frames
-	}
-	mw, mh := musclemap.Size()
-	inset := float32(h) * 0.46
-	w := inset * mw / mh
-	for _, f := range frames {
-		c := paint.On(f, 1, 0, 0)
-		margin := float32(h) * 0.03
-		musclemap.Draw(c, float32(h)-w-margin, margin, inset, s.Target, s.Secondary)
-	}
-	return frames
+// Frames draws the demonstration at height h, as the files show it (see
+// Draw).
+func (s *Subject) Frames(h int) []*image.RGBA {
+	var out []*image.RGBA
+	s.Draw(h, func(_ int, f *image.RGBA) error {
+		c := *f
+		c.Pix = slices.Clone(f.Pix)
+		out = append(out, &c)
+		return nil
+	})
+	return out
+}
+
+// Draw draws the demonstration at height h a frame at a time, as
+// demo.Demo.Draw does. A record whose movement has no faithful template
+// yet shows a still pose with its muscle map beside it, so that the
+// picture still says what the exercise trains.
+func (s *Subject) Draw(h int, each func(i int, frame *image.RGBA) error) error {
+	inset := !s.Demo.Faithful() && s.HasMap
+	return s.Demo.Draw(h, func(i int, f *image.RGBA) error {
+		if inset {
+			mw, mh := musclemap.Size()
+			size := float32(h) * 0.46
+			w := size * mw / mh
+			margin := float32(h) * 0.03
+			musclemap.Draw(paint.On(f, 1, 0, 0), float32(h)-w-margin, margin, size, s.Target, s.Secondary)
+		}
+		return each(i, f)
+	})
 }
 
 // Renderer draws files on demand and keeps the latest in memory, bounded

@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,7 +19,7 @@ import (
 )
 
 // Version names the renderer and its data; bump it whenever any output pixel could change.
-const Version = "demo/6"
+const Version = "demo/7"
 
 // FPS is the frame rate of every animation.
 const FPS = 12
@@ -237,7 +238,7 @@ func (d Demo) Template() string {
 
 // PosterFrame is the index of the frame that best shows the movement.
 func (d Demo) PosterFrame() int {
-	n := d.frameCount()
+	n := d.FrameCount()
 	if n == 1 {
 		return 0
 	}
@@ -287,13 +288,6 @@ func (d Demo) Fingerprint() string {
 		}
 	}
 	return b.String()
-}
-
-func (d Demo) frameCount() int {
-	if d.tmpl == nil || d.tmpl.Still || len(d.tmpl.keys) == 1 {
-		return 1
-	}
-	return loopFrames
 }
 
 func (d Demo) has(alt string) bool {
@@ -367,7 +361,7 @@ func sample(keys []pose, durs []float64, u float64) pose {
 // bodies computes the placed body of every frame.
 func (d Demo) bodies() []body {
 	keys, durs := d.keys()
-	n := d.frameCount()
+	n := d.FrameCount()
 	out := make([]body, n)
 	pin := ""
 	if d.tmpl != nil {
@@ -459,16 +453,30 @@ func (d Demo) bodies() []body {
 }
 
 // Frames renders the loop at height×height pixels.
-func (d Demo) Frames(height int) []*image.RGBA { return d.FramesIn(nil, height) }
+func (d Demo) Frames(height int) []*image.RGBA {
+	var out []*image.RGBA
+	d.Draw(height, func(_ int, f *image.RGBA) error {
+		c := *f
+		c.Pix = slices.Clone(f.Pix)
+		out = append(out, &c)
+		return nil
+	})
+	return out
+}
 
-// A FrameBuffer keeps the pixels of one drawing for the next, so that a
-// caller drawing many demonstrations in turn allocates once: fresh memory
-// for a 720 px loop costs more in page faults than drawing it does.
-type FrameBuffer struct{ pix []uint8 }
+// FrameCount is how many frames the loop has (1 for a still).
+func (d Demo) FrameCount() int {
+	if d.tmpl == nil || d.tmpl.Still || len(d.tmpl.keys) == 1 {
+		return 1
+	}
+	return loopFrames
+}
 
-// FramesIn is Frames drawn into fb's storage (grown when too small); the
-// frames are valid until fb is used again. A nil fb allocates.
-func (d Demo) FramesIn(fb *FrameBuffer, height int) []*image.RGBA {
+// Draw draws the loop at height×height pixels a frame at a time, into one
+// image that it hands to each in turn (valid until each returns), and
+// stops at each's first error. A caller that encodes as it goes holds one
+// frame rather than the loop: 24 frames at 720 px are 50 MB.
+func (d Demo) Draw(height int, each func(i int, frame *image.RGBA) error) error {
 	if height < 16 {
 		height = 16
 	}
@@ -497,29 +505,17 @@ func (d Demo) FramesIn(fb *FrameBuffer, height int) []*image.RGBA {
 	ground.rect(v.left-10, -2.2, v.left+float64(height)/v.scale+10, 0, paint.Ground)
 	ground.draw(gc, v)
 	st.back.draw(gc, v)
-	// One allocation holds every frame; one canvas draws them all, each
-	// frame a band of it, so the rasterizer's buffers are reused.
-	n := len(bg.Pix)
-	var pix []uint8
-	if fb != nil && cap(fb.pix) >= n*len(bs) {
-		pix = fb.pix[:n*len(bs)]
-	} else {
-		pix = make([]uint8, n*len(bs))
-		if fb != nil {
-			fb.pix = pix
+	// one canvas draws every frame, so the rasterizer's buffers are reused
+	frame := image.NewRGBA(bg.Rect)
+	c := paint.On(frame, 1, 0, 0)
+	for i := range bs {
+		copy(frame.Pix, bg.Pix)
+		scenes[i].draw(c, v)
+		if err := each(i, frame); err != nil {
+			return err
 		}
 	}
-	all := &image.RGBA{Pix: pix, Stride: bg.Stride, Rect: image.Rect(0, 0, height, height*len(bs))}
-	c := paint.On(all, 1, 0, 0)
-	out := make([]*image.RGBA, len(bs))
-	for i := range bs {
-		pix := all.Pix[i*n : (i+1)*n : (i+1)*n]
-		copy(pix, bg.Pix)
-		c.OffsetY = float32(i * height)
-		scenes[i].draw(c, v)
-		out[i] = &image.RGBA{Pix: pix, Stride: bg.Stride, Rect: bg.Rect}
-	}
-	return out
+	return nil
 }
 
 func fill(img *image.RGBA, c color.RGBA) {

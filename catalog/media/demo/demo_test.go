@@ -155,7 +155,7 @@ func TestEveryRecord(t *testing.T) {
 		if len(fr) == 0 || fr[0].Bounds().Dx() != 180 || fr[0].Bounds().Dy() != 180 {
 			t.Fatalf("%s: bad frames", x.Name)
 		}
-		if p := d.PosterFrame(); p < 0 || p >= d.frameCount() {
+		if p := d.PosterFrame(); p < 0 || p >= d.FrameCount() {
 			t.Fatalf("%s: poster %d", x.Name, p)
 		}
 		if d.Faithful() != (d.Template() != "") {

@@ -97,29 +97,40 @@ func nearest(c color.RGBA) int {
 	return best
 }
 
-// GIF encodes frames as an animated GIF that loops forever, delay
-// hundredths of a second per frame. After the first, each frame holds only
-// the rectangle that changed, with the unchanged pixels in it transparent.
-func GIF(frames []*image.RGBA, delay int) ([]byte, error) {
-	g := &gif.GIF{LoopCount: 0}
-	var prev *image.Paletted
-	quant := quantizer{}
-	for _, f := range frames {
-		cur := quant.paletted(f)
-		img := cur
-		if prev != nil {
-			img = delta(prev, cur)
-		}
-		g.Image = append(g.Image, img)
-		g.Delay = append(g.Delay, delay)
-		g.Disposal = append(g.Disposal, gif.DisposalNone)
-		prev = cur
+// GIF encodes an animated GIF that loops forever, a frame at a time: it
+// keeps the palette form of the last frame only, and of each later frame
+// just the rectangle that changed, with the unchanged pixels in it
+// transparent.
+type GIF struct {
+	g     gif.GIF
+	delay int
+	prev  *image.Paletted
+	quant quantizer
+}
+
+// NewGIF starts a GIF showing each frame delay hundredths of a second.
+func NewGIF(delay int) *GIF { return &GIF{delay: delay, quant: quantizer{}} }
+
+// Add appends a frame; the GIF keeps nothing of f itself.
+func (e *GIF) Add(f *image.RGBA) {
+	cur := e.quant.paletted(f)
+	img := cur
+	if e.prev != nil {
+		img = delta(e.prev, cur)
 	}
-	if len(frames) == 1 {
-		g.LoopCount = -1 // a still: show once
+	e.g.Image = append(e.g.Image, img)
+	e.g.Delay = append(e.g.Delay, e.delay)
+	e.g.Disposal = append(e.g.Disposal, gif.DisposalNone)
+	e.prev = cur
+}
+
+// Encode returns the file. A single frame is a still, shown once.
+func (e *GIF) Encode() ([]byte, error) {
+	if len(e.g.Image) == 1 {
+		e.g.LoopCount = -1
 	}
 	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, g); err != nil {
+	if err := gif.EncodeAll(&buf, &e.g); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -21,59 +22,47 @@ var ErrNoFFmpeg = errors.New("encode: ffmpeg is not installed (needed for MP4)")
 // FFmpeg is the command that encodes MP4s; tests may point it elsewhere.
 var FFmpeg = "ffmpeg"
 
-// MP4 encodes frames as H.264 in an MP4 (yuv420p, the index first so that
-// a player starts before the whole file arrives), fps frames a second.
-// The frames' size must be even. x264 runs single-threaded and ffmpeg
-// writes no time or version metadata, so one ffmpeg build gives the same
-// bytes for the same frames. There are no B-frames: they cost a sixth of
-// the encoding for a few per cent of the size, and every decoder shows
-// the frames as they arrive.
-func MP4(ctx context.Context, frames []*image.RGBA, fps int) ([]byte, error) {
-	v, err := NewVideo(frames)
-	if err != nil {
-		return nil, err
-	}
-	out, err := MP4s(ctx, []Video{v}, fps)
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
-}
-
-// Video is frames converted for the H.264 encoder: planar YUV 4:2:0, half
-// the bytes of RGBA, so that a caller can keep many videos for one ffmpeg
-// process and reuse the frames' storage meanwhile.
+// Video is frames converted for the H.264 encoder: planar YUV 4:2:0, a
+// third of the bytes of RGBA, so that a caller can keep many videos for
+// one ffmpeg process (MP4s) and draw each frame into the same image.
 type Video struct {
 	w, h, n int
 	yuv     []byte
 }
 
-// NewVideo converts frames (at least one, all of one even size).
-func NewVideo(frames []*image.RGBA) (Video, error) {
-	if len(frames) == 0 {
-		return Video{}, errors.New("encode: no frames")
+// NewVideo starts a video of w×h frames (an even size, which H.264's
+// 4:2:0 needs), with room for n.
+func NewVideo(w, h, n int) (*Video, error) {
+	if w <= 0 || h <= 0 || w%2 != 0 || h%2 != 0 {
+		return nil, fmt.Errorf("encode: %dx%d: MP4 frames need an even size", w, h)
 	}
-	b := frames[0].Bounds()
-	if b.Dx()%2 != 0 || b.Dy()%2 != 0 {
-		return Video{}, fmt.Errorf("encode: %dx%d: MP4 frames need an even size", b.Dx(), b.Dy())
-	}
-	w, h := b.Dx(), b.Dy()
-	size := w*h + 2*(w/2)*(h/2)
-	v := Video{w: w, h: h, n: len(frames), yuv: make([]byte, len(frames)*size)}
-	for i, f := range frames {
-		if f.Bounds().Size() != b.Size() {
-			return Video{}, fmt.Errorf("encode: frames of %v and %v in one video", b.Size(), f.Bounds().Size())
-		}
-		yuv420(v.yuv[i*size:(i+1)*size], f)
-	}
-	return v, nil
+	return &Video{w: w, h: h, yuv: make([]byte, 0, max(n, 1)*frameSize(w, h))}, nil
 }
 
-// MP4s encodes several videos in one ffmpeg process, each exactly as MP4
-// would (every output has an encoder of its own): starting ffmpeg costs
-// about as much as encoding a small video, so a subject's heights are
-// encoded together.
-func MP4s(ctx context.Context, videos []Video, fps int) ([][]byte, error) {
+func frameSize(w, h int) int { return w*h + 2*(w/2)*(h/2) }
+
+// Add converts and appends a frame of the video's size.
+func (v *Video) Add(f *image.RGBA) error {
+	if f.Bounds().Dx() != v.w || f.Bounds().Dy() != v.h {
+		return fmt.Errorf("encode: a %v frame in a %dx%d video", f.Bounds().Size(), v.w, v.h)
+	}
+	size := frameSize(v.w, v.h)
+	v.yuv = slices.Grow(v.yuv, size)[:len(v.yuv)+size]
+	yuv420(v.yuv[v.n*size:], f)
+	v.n++
+	return nil
+}
+
+// MP4s encodes each video as H.264 in an MP4 (yuv420p, the index first
+// so that a player starts before the whole file arrives), fps frames a
+// second, all in one ffmpeg process with an encoder per video: starting
+// ffmpeg costs about as much as encoding a small video. x264 runs
+// single-threaded and ffmpeg writes no time or version metadata, so one
+// ffmpeg build gives the same bytes for the same frames, whatever else the
+// process encodes. There are no B-frames: they cost a sixth of the
+// encoding for a few per cent of the size, and every decoder shows the
+// frames as they arrive.
+func MP4s(ctx context.Context, videos []*Video, fps int) ([][]byte, error) {
 	path, err := exec.LookPath(FFmpeg)
 	if err != nil {
 		return nil, ErrNoFFmpeg
@@ -180,7 +169,7 @@ func ffmpegEnv() []string {
 // long enough for any player. Converting in Go rather than in ffmpeg sends
 // it less than half the bytes and spares it a scaler: the process's cost
 // is most of a video's.
-func writeVideo(w io.WriteCloser, v Video, fps int) error {
+func writeVideo(w io.WriteCloser, v *Video, fps int) error {
 	defer w.Close()
 	if v.n > 1 {
 		_, err := w.Write(v.yuv)
