@@ -113,7 +113,12 @@ func pose2front(p pose, end bool) body {
 // in the front view (sh 90 = out level with the shoulders, 180 = straight
 // up), the knees hip units above the shoulders' line and the feet kn units
 // below it. The torso points away from the viewer and is drawn end on.
+// trunk turns the pelvis and the legs about the body's long axis under a
+// still chest, + the knees towards the near side (knees dropped to one
+// side, a windshield wiper).
 func pose2end(p pose) body {
+	turn := p[fTrunk]
+	p[fTrunk] = 0
 	b := pose2front(p, false)
 	b.end = true
 	d := vec{0, -(torsoLen - 2)}
@@ -137,6 +142,16 @@ func pose2end(p pose) body {
 	}
 	b.leg = leg(1, p[fHip], p[fKn])
 	b.leg2 = leg(-1, p[fHip], p[fKn])
+	if turn != 0 {
+		c := vec{0, -2} // the pelvis
+		sin, cos := math.Sincos(-turn * math.Pi / 180)
+		for _, l := range []*limb{&b.leg, &b.leg2} {
+			for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip, &l.heel} {
+				d := v.sub(c)
+				*v = c.add(vec{d.X*cos - d.Y*sin, d.X*sin + d.Y*cos})
+			}
+		}
+	}
 	return b
 }
 
