@@ -111,9 +111,14 @@ func pose2front(p pose, end bool) body {
 // pose2end computes the joints of a figure lying face up, seen along its
 // body from the feet: the shoulders' line at the origin, the arms read as
 // in the front view (sh 90 = out level with the shoulders, 180 = straight
-// up), the knees hip units above the shoulders' line and the feet kn units
-// below it. The torso points away from the viewer and is drawn end on.
+// up), each leg's knee hip (hip2) units above the shoulders' line and its
+// foot kn (kn2) units below it. The torso points away from the viewer and is drawn end on.
+// trunk turns the pelvis and the legs about the body's long axis under a
+// still chest, + the knees towards the near side (knees dropped to one
+// side, a windshield wiper).
 func pose2end(p pose) body {
+	turn := p[fTrunk]
+	p[fTrunk] = 0
 	b := pose2front(p, false)
 	b.end = true
 	d := vec{0, -(torsoLen - 2)}
@@ -136,7 +141,23 @@ func pose2end(p pose) body {
 		return l
 	}
 	b.leg = leg(1, p[fHip], p[fKn])
-	b.leg2 = leg(-1, p[fHip], p[fKn])
+	b.leg2 = leg(-1, p[fHip2], p[fKn2])
+	// each leg turns out about its hip by open (+ away from the midline),
+	// then both with the pelvis by trunk (+ towards the near side)
+	rot := func(l *limb, c vec, deg float64) {
+		if deg == 0 {
+			return
+		}
+		sin, cos := math.Sincos(-deg * math.Pi / 180)
+		for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip, &l.heel} {
+			d := v.sub(c)
+			*v = c.add(vec{d.X*cos - d.Y*sin, d.X*sin + d.Y*cos})
+		}
+	}
+	rot(&b.leg, b.leg.root, p[fOpen])
+	rot(&b.leg2, b.leg2.root, -p[fOpen2])
+	rot(&b.leg, vec{0, -2}, turn) // about the pelvis
+	rot(&b.leg2, vec{0, -2}, turn)
 	return b
 }
 

@@ -54,12 +54,14 @@ const (
 	fEfwd // front view only: near forearm pointing towards the viewer (a 90/90 shoulder rotation)
 	fEfwd2
 	fBow  // front view only: the torso bowed forward towards the viewer (a bent-over figure seen from the front)
+	fOpen // end view only: near leg turned out about the hip, + away from the midline (a knee falling open, a straddle)
+	fOpen2
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "open", "open2", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -70,7 +72,7 @@ var fieldIndex = func() map[string]int {
 }()
 
 // farOf maps a far field to its near field.
-var farOf = map[int]int{fSh2: fSh, fEl2: fEl, fHip2: fHip, fKn2: fKn, fAn2: fAn, fFwd2: fFwd, fHfwd2: fHfwd, fKfwd2: fKfwd, fEfwd2: fEfwd}
+var farOf = map[int]int{fSh2: fSh, fEl2: fEl, fHip2: fHip, fKn2: fKn, fAn2: fAn, fFwd2: fFwd, fHfwd2: fHfwd, fKfwd2: fKfwd, fEfwd2: fEfwd, fOpen2: fOpen}
 
 // pose is a full set of joint values; NaN means "not set" (far limbs follow
 // the near ones).
