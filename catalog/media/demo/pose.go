@@ -54,12 +54,13 @@ const (
 	fEfwd // front view only: near forearm pointing towards the viewer (a 90/90 shoulder rotation)
 	fEfwd2
 	fBow  // front view only: the torso bowed forward towards the viewer (a bent-over figure seen from the front)
+	fTurn // side view only: the figure turned about its vertical axis, 180 facing -x
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "turn", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -149,6 +150,38 @@ type body struct {
 	arm, arm2, leg, leg2      limb
 	end                       bool // seen along the body from its feet (front.go)
 	back                      bool // bowed so far that the top of the back faces the viewer (front.go)
+	mirrored                  bool // turned past a quarter turn: facing -x (turn)
+}
+
+// turn rotates a side-view body about the vertical axis through its hip:
+// horizontal offsets shrink by cos(deg), so the figure narrows through a
+// quarter turn and faces -x beyond it. The segment angles follow.
+func (b *body) turn(deg float64) {
+	c := math.Cos(deg * math.Pi / 180)
+	x0 := b.hip.X
+	sx := func(p *vec) { p.X = x0 + (p.X-x0)*c }
+	for _, p := range []*vec{&b.shoulder, &b.neck, &b.head} {
+		sx(p)
+	}
+	ang := func(a, b vec) float64 { return math.Atan2(b.X-a.X, -(b.Y-a.Y)) * 180 / math.Pi }
+	for _, l := range []*limb{&b.arm, &b.arm2, &b.leg, &b.leg2} {
+		for _, p := range []*vec{&l.root, &l.mid, &l.end, &l.tip, &l.heel} {
+			sx(p)
+		}
+		l.a1, l.a2 = ang(l.root, l.mid), ang(l.mid, l.end)
+		if l == &b.leg || l == &b.leg2 {
+			l.a1, l.a3 = ang(b.hip, l.mid), ang(l.heel, l.tip)
+		}
+	}
+	b.mirrored = c < 0
+}
+
+// side is +1 for a figure facing +x and -1 for one turned to face -x.
+func (b *body) side() float64 {
+	if b.mirrored {
+		return -1
+	}
+	return 1
 }
 
 func (b *body) translate(d vec) {

@@ -378,7 +378,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			case "suspension trainer":
 				s.capsule(st.strap, hook.add(vec{0, 2}), 1.4, paint.Iron)
 				if d.tmpl != nil && d.tmpl.Hook == "ankle" { // a cradle on each foot
-					s.capsule(st.strap, hook2.add(vec{farOffsetX, 2 + farOffsetY}), 1.4, paint.Iron)
+					s.capsule(st.strap, hook2.add(vec{farOffsetX * b.side(), 2 + farOffsetY}), 1.4, paint.Iron)
 				}
 			}
 		}
@@ -390,7 +390,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		if d.single {
 			return
 		}
-		o := vec{farOffsetX, farOffsetY}
+		o := vec{farOffsetX * b.side(), farOffsetY}
 		for _, e := range d.equip {
 			if !behind[e] {
 				held(&s, e, b.arm2.tip.add(o), forearm(b.arm2), false)
