@@ -434,6 +434,13 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			}
 		}
 	}
+	if d.hasEquip("medicine ball") { // held between the hands, or in the near one
+		c := b.arm.tip
+		if !d.single {
+			c = b.arm.tip.lerp(b.arm2.tip, 0.5)
+		}
+		s.circle(c, 7, paint.Accent)
+	}
 	if d.hasEquip("resistance band") && d.place("band", place{}).At == "hands" { // stretched between the hands, in front
 		s.capsule(b.arm.tip, b.arm2.tip, 1.5, paint.Accent)
 	}
