@@ -155,18 +155,25 @@ type body struct {
 
 // turn rotates a side-view body about the vertical axis through its hip:
 // horizontal offsets shrink by cos(deg), so the figure narrows through a
-// quarter turn and faces -x beyond it. The segment angles follow.
+// quarter turn and faces -x beyond it, while the near and far limbs part
+// by the body's width (sin(deg)), so that seen front or back on it shows
+// both arms and both legs. The segment angles follow.
 func (b *body) turn(deg float64) {
 	c := math.Cos(deg * math.Pi / 180)
+	sn := math.Sin(deg * math.Pi / 180)
 	x0 := b.hip.X
 	sx := func(p *vec) { p.X = x0 + (p.X-x0)*c }
 	for _, p := range []*vec{&b.shoulder, &b.neck, &b.head} {
 		sx(p)
 	}
 	ang := func(a, b vec) float64 { return math.Atan2(b.X-a.X, -(b.Y-a.Y)) * 180 / math.Pi }
-	for _, l := range []*limb{&b.arm, &b.arm2, &b.leg, &b.leg2} {
+	for i, l := range []*limb{&b.arm, &b.arm2, &b.leg, &b.leg2} {
+		w := [4]float64{-7, 7, -4.5, 4.5}[i] * sn // half the shoulders' or the hips' width
 		for _, p := range []*vec{&l.root, &l.mid, &l.end, &l.tip, &l.heel} {
 			sx(p)
+			if p != &l.root {
+				p.X += w
+			}
 		}
 		l.a1, l.a2 = ang(l.root, l.mid), ang(l.mid, l.end)
 		if l == &b.leg || l == &b.leg2 {
