@@ -168,7 +168,7 @@ func (b *body) turn(deg float64) {
 	}
 	ang := func(a, b vec) float64 { return math.Atan2(b.X-a.X, -(b.Y-a.Y)) * 180 / math.Pi }
 	for i, l := range []*limb{&b.arm, &b.arm2, &b.leg, &b.leg2} {
-		w := [4]float64{-7, 7, -4.5, 4.5}[i] * sn // half the shoulders' or the hips' width
+		w := [4]float64{-shoulderHalf, shoulderHalf, -hipHalf, hipHalf}[i] * sn // as in the front view
 		for _, p := range []*vec{&l.root, &l.mid, &l.end, &l.tip, &l.heel} {
 			sx(p)
 			if p != &l.root {
