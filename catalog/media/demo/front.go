@@ -320,6 +320,16 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			a := anchor(b, p)
 			s.rect(a.X-1.8, 0, a.X+1.8, orDefault(p.H, 110), paint.Frame)
+		case "sled":
+			// seen side on beside the figure, only where the template
+			// places one; its strap runs from the near end to the hook
+			p, ok := d.tmpl.Props["sled"]
+			if !ok {
+				continue
+			}
+			a := anchor(b, p)
+			s.rect(a.X-12, 0, a.X+12, 9, paint.Iron)
+			st.tow = vec{a.X - 12*sign(a.X-b.hip.X), 6}
 		case "gymnastic rings", "suspension trainer":
 			// only where the data places the anchor, above the figure
 			if p := d.place("rings", place{}); p.At != "" {
@@ -401,6 +411,10 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	}
 	for _, e := range d.equip {
 		switch e {
+		case "sled":
+			if st.tow != (vec{}) {
+				s.capsule(st.tow, hook, 1.6, paint.Iron)
+			}
 		case "cable":
 			s.capsule(st.pulley, hook, 1.2, paint.Iron)
 			if d.tmpl.Pair && !d.single {

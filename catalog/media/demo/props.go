@@ -244,6 +244,15 @@ func (d Demo) staticProps(b *body) statics {
 			s.capsule(vec{x + 28, 80}, vec{x + 16, 80}, 3, paint.Frame)
 		case "tyre":
 			a := b.arm.end
+			if p := d.place("tyre", place{}); p.At != "" && d.tmpl != nil && d.tmpl.Hook != "" {
+				// towed: it lies flat where the template places it, the
+				// strap running from its near end to the hook
+				a = anchor(b, p)
+				s.rect(a.X-2, 0, a.X+34, 13, paint.Iron)
+				s.rect(a.X+2, 4, a.X+30, 9, paint.Frame)
+				st.tow = vec{a.X + 32, 8}
+				continue
+			}
 			if d.tmpl != nil && d.tmpl.Hook != "" {
 				// lifted: it tips up about its far edge to follow the hook
 				st.tyre, st.lip = vec{a.X + liftedTyreLen - 2, 0}, a.Y
@@ -428,6 +437,8 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		case "tyre":
 			if st.tyre != (vec{}) {
 				liftedTyre(&s, st.tyre, hook.sub(vec{0, st.lip}))
+			} else if st.tow != (vec{}) {
+				s.capsule(st.tow, hook, 1.6, paint.Iron)
 			}
 		case "sled":
 			if st.tow != (vec{}) {
