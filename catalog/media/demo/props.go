@@ -265,8 +265,24 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(st.ropeEnd.X-2, 0, st.ropeEnd.X+3, 9, paint.Iron)
 		}
 	}
+	if d.floorBar() { // lying on the floor, seen end on
+		a := anchor(b, d.tmpl.Props["bar"])
+		s.circle(vec{a.X, 10}, 10, paint.Iron)
+		s.circle(vec{a.X, 10}, 2, paint.Frame)
+	}
 	d.platePile(b, s)
 	return st
+}
+
+// floorBar reports whether the barbell lies on the floor where the
+// template places a `bar` (a side view without a pull-up bar) rather than
+// in the hands.
+func (d Demo) floorBar() bool {
+	if d.tmpl == nil || d.front() || !d.hasEquip("barbell") || d.hasEquip("pull-up bar") {
+		return false
+	}
+	_, ok := d.tmpl.Props["bar"]
+	return ok
 }
 
 // platePile draws the weight plates stood on (a deficit, a low step) where
@@ -345,6 +361,9 @@ func held(s *scene, e string, hand vec, fwd vec, near bool) {
 func (d Demo) heldRadius() float64 {
 	r := 0.0
 	for _, e := range d.equip {
+		if e == "barbell" && d.floorBar() {
+			continue
+		}
 		switch e {
 		case "barbell", "smith machine":
 			r = math.Max(r, 10)
@@ -392,7 +411,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			}
 		}
 		for _, e := range d.equip {
-			if behind[e] {
+			if behind[e] && (e != "barbell" || !d.floorBar()) {
 				held(&s, e, b.arm.tip, forearm(b.arm), true)
 			}
 		}
