@@ -320,6 +320,13 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			a := anchor(b, p)
 			s.rect(a.X-1.8, 0, a.X+1.8, orDefault(p.H, 110), paint.Frame)
+		case "treadmill":
+			// stood on sideways: the belt runs across under the feet, the
+			// console at its near end
+			x := b.hip.X
+			s.rect(x-40, 0, x+40, 4, paint.Iron)
+			s.capsule(vec{x + 40, 2}, vec{x + 34, 80}, 3.4, paint.Frame)
+			s.capsule(vec{x + 34, 80}, vec{x + 22, 80}, 3, paint.Frame)
 		case "sled":
 			// seen side on beside the figure, only where the template
 			// places one; its strap runs from the near end to the hook
