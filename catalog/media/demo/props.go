@@ -265,6 +265,12 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(st.ropeEnd.X-2, 0, st.ropeEnd.X+3, 9, paint.Iron)
 		}
 	}
+	if p := d.place("stairs", place{}); p.At != "" { // a flight of steps rising ahead
+		a := anchor(b, p)
+		for i := 0; i < 5; i++ {
+			s.rect(a.X+float64(i)*13, 0, a.X+float64(i+1)*13, float64(i+1)*8, paint.Frame)
+		}
+	}
 	if d.floorBar() { // lying on the floor, seen end on
 		a := anchor(b, d.tmpl.Props["bar"])
 		s.circle(vec{a.X, 10}, 10, paint.Iron)
