@@ -276,8 +276,22 @@ func (d Demo) staticProps(b *body) statics {
 		s.circle(vec{a.X, 10}, 10, paint.Iron)
 		s.circle(vec{a.X, 10}, 2, paint.Frame)
 	}
+	if d.floorBall() { // on the floor under where the template places it
+		a := anchor(b, d.tmpl.Props["ball"])
+		s.circle(vec{a.X, 7}, 7, paint.Accent)
+	}
 	d.platePile(b, s)
 	return st
+}
+
+// floorBall reports whether the medicine ball lies on the floor where the
+// template places a `ball` (side view) rather than in the hands.
+func (d Demo) floorBall() bool {
+	if d.tmpl == nil || d.front() || !d.hasEquip("medicine ball") {
+		return false
+	}
+	_, ok := d.tmpl.Props["ball"]
+	return ok
 }
 
 // floorBar reports whether the barbell lies on the floor where the
@@ -433,7 +447,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	}
 	figure(&s, b, d.tint, far)
 	for _, e := range d.equip {
-		if !behind[e] {
+		if !behind[e] && (e != "medicine ball" || !d.floorBall()) {
 			held(&s, e, b.arm.tip, forearm(b.arm), true)
 		}
 	}
