@@ -351,6 +351,9 @@ func sample(keys []pose, durs []float64, u float64) pose {
 	}
 	s := ease(at / durs[i])
 	a, b := keys[i], keys[(i+1)%len(keys)]
+	if i == len(keys)-1 { // the loop closes without undoing whole turns
+		b[fTurn] += 360 * math.Round((a[fTurn]-b[fTurn])/360)
+	}
 	var p pose
 	for j := range p {
 		p[j] = a[j] + (b[j]-a[j])*s
@@ -397,6 +400,9 @@ func (d Demo) bodies() []body {
 			p[fSh2], p[fEl2] = keys[0][fSh2], keys[0][fEl2]
 		}
 		b := pose2body(p)
+		if p[fTurn] != 0 && !d.front() {
+			b.turn(p[fTurn])
+		}
 		if d.front() {
 			b = pose2front(p, d.tmpl.View == "end")
 		}

@@ -166,7 +166,7 @@ var regions = map[string]region{
 type tint map[string]color.RGBA
 
 // overlay draws the tinted parts of one segment.
-func (t tint) overlay(s *scene, seg string, a, b vec, w float64, order []string) {
+func (t tint) overlay(s *scene, seg string, a, b vec, w, side float64, order []string) {
 	for _, name := range order {
 		col, ok := t[name]
 		if !ok {
@@ -186,6 +186,7 @@ func (t tint) overlay(s *scene, seg string, a, b vec, w float64, order []string)
 		if seg == "torso" {
 			front = vec{u.Y, -u.X}
 		}
+		front = front.mul(side) // a turned figure's anterior side is mirrored
 		ww := w * r.w
 		off := front.mul(r.side * (w - ww) / 2)
 		p0 := a.lerp(b, r.t0).add(off)
@@ -200,30 +201,30 @@ var regionOrder = []string{"lower-back", "abs", "obliques", "lats", "chest", "up
 
 // figure appends the body's shapes to s, far side first.
 func figure(s *scene, b *body, t tint, far func()) {
-	off := vec{farOffsetX, farOffsetY}
+	off := vec{farOffsetX * b.side(), farOffsetY}
 	leg := func(l limb, col color.RGBA, o vec, tinted bool) {
 		root := b.hip.add(o)
 		mid, end, tip, heel := l.mid.add(o), l.end.add(o), l.tip.add(o), l.heel.add(o)
 		s.capsule(end, mid, shankW, col)
 		s.capsule(heel, tip, footW, col)
 		if tinted {
-			t.overlay(s, "shank", mid, end, shankW, regionOrder)
+			t.overlay(s, "shank", mid, end, shankW, b.side(), regionOrder)
 		}
 		s.capsule(root, mid, thighW, col)
 		if tinted {
-			t.overlay(s, "thigh", root, mid, thighW, regionOrder)
+			t.overlay(s, "thigh", root, mid, thighW, b.side(), regionOrder)
 		}
 	}
 	arm := func(l limb, col color.RGBA, o vec, tinted bool) {
 		root, mid, end, tip := b.shoulder.add(o), l.mid.add(o), l.end.add(o), l.tip.add(o)
 		s.capsule(root, mid, upperArmW, col)
 		if tinted {
-			t.overlay(s, "upperarm", root, mid, upperArmW, regionOrder)
+			t.overlay(s, "upperarm", root, mid, upperArmW, b.side(), regionOrder)
 		}
 		s.capsule(mid, end, foreArmW, col)
 		s.circle(tip, handR, col)
 		if tinted {
-			t.overlay(s, "forearm", mid, end, foreArmW, regionOrder)
+			t.overlay(s, "forearm", mid, end, foreArmW, b.side(), regionOrder)
 			if c, ok := t["shoulder"]; ok {
 				s.circle(root.add(dir(l.a1).mul(2.2)), upperArmW*0.62, c)
 			}
@@ -237,11 +238,11 @@ func figure(s *scene, b *body, t tint, far func()) {
 	// torso, neck and head
 	s.capsule(b.hip, b.shoulder, torsoW, paint.Body)
 	s.capsule(b.shoulder, b.neck, 6, paint.Body)
-	t.overlay(s, "neck", b.shoulder.add(b.neck.sub(b.shoulder).mul(0.3)), b.neck, 6, regionOrder)
+	t.overlay(s, "neck", b.shoulder.add(b.neck.sub(b.shoulder).mul(0.3)), b.neck, 6, b.side(), regionOrder)
 	s.circle(b.head, headR, paint.Body)
-	t.overlay(s, "torso", b.hip, b.shoulder, torsoW, regionOrder)
+	t.overlay(s, "torso", b.hip, b.shoulder, torsoW, b.side(), regionOrder)
 	up := b.shoulder.sub(b.hip).mul(1.0 / torsoLen)
-	front := vec{up.Y, -up.X}
+	front := vec{up.Y, -up.X}.mul(b.side())
 	if c, ok := t["glutes"]; ok {
 		s.circle(b.hip.add(front.mul(-3.2)).add(up.mul(-0.5)), 4.6, c)
 	}
@@ -255,9 +256,9 @@ func figure(s *scene, b *body, t tint, far func()) {
 func nearArm(s *scene, b *body, t tint) {
 	l := b.arm
 	s.capsule(b.shoulder, l.mid, upperArmW, paint.Body)
-	t.overlay(s, "upperarm", b.shoulder, l.mid, upperArmW, regionOrder)
+	t.overlay(s, "upperarm", b.shoulder, l.mid, upperArmW, b.side(), regionOrder)
 	s.capsule(l.mid, l.end, foreArmW, paint.Body)
-	t.overlay(s, "forearm", l.mid, l.end, foreArmW, regionOrder)
+	t.overlay(s, "forearm", l.mid, l.end, foreArmW, b.side(), regionOrder)
 	s.circle(l.tip, handR, paint.Body)
 	if c, ok := t["shoulder"]; ok {
 		s.circle(b.shoulder.add(dir(l.a1).mul(2.2)), upperArmW*0.62, c)

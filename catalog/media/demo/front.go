@@ -341,6 +341,23 @@ func (d Demo) frontStatics(b *body) statics {
 			}
 			a := anchor(b, p)
 			s.rect(a.X-1.8, 0, a.X+1.8, orDefault(p.H, 110), paint.Frame)
+		case "treadmill":
+			// stood on sideways: the belt runs across under the feet, the
+			// console at its near end
+			x := b.hip.X
+			s.rect(x-40, 0, x+40, 4, paint.Iron)
+			s.capsule(vec{x + 40, 2}, vec{x + 34, 80}, 3.4, paint.Frame)
+			s.capsule(vec{x + 34, 80}, vec{x + 22, 80}, 3, paint.Frame)
+		case "sled":
+			// seen side on beside the figure, only where the template
+			// places one; its strap runs from the near end to the hook
+			p, ok := d.tmpl.Props["sled"]
+			if !ok {
+				continue
+			}
+			a := anchor(b, p)
+			s.rect(a.X-12, 0, a.X+12, 9, paint.Iron)
+			st.tow = vec{a.X - 12*sign(a.X-b.hip.X), 6}
 		case "gymnastic rings", "suspension trainer":
 			// only where the data places the anchor, above the figure
 			if p := d.place("rings", place{}); p.At != "" {
@@ -422,6 +439,10 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	}
 	for _, e := range d.equip {
 		switch e {
+		case "sled":
+			if st.tow != (vec{}) {
+				s.capsule(st.tow, hook, 1.6, paint.Iron)
+			}
 		case "cable":
 			s.capsule(st.pulley, hook, 1.2, paint.Iron)
 			if d.tmpl.Pair && !d.single {
@@ -454,6 +475,13 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 				held(&s, e, l.tip, dir(l.a2), true)
 			}
 		}
+	}
+	if d.hasEquip("medicine ball") { // held between the hands, or in the near one
+		c := b.arm.tip
+		if !d.single {
+			c = b.arm.tip.lerp(b.arm2.tip, 0.5)
+		}
+		s.circle(c, 7, paint.Accent)
 	}
 	if d.hasEquip("resistance band") && d.place("band", place{}).At == "hands" { // stretched between the hands, in front
 		s.capsule(b.arm.tip, b.arm2.tip, 1.5, paint.Accent)

@@ -56,12 +56,13 @@ const (
 	fBow  // front view only: the torso bowed forward towards the viewer (a bent-over figure seen from the front)
 	fOpen // end view only: near leg turned out about the hip, + away from the midline (a knee falling open, a straddle)
 	fOpen2
+	fTurn // side view only: the figure turned about its vertical axis, 180 facing -x
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "open", "open2", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "open", "open2", "turn", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -151,6 +152,45 @@ type body struct {
 	arm, arm2, leg, leg2      limb
 	end                       bool // seen along the body from its feet (front.go)
 	back                      bool // bowed so far that the top of the back faces the viewer (front.go)
+	mirrored                  bool // turned past a quarter turn: facing -x (turn)
+}
+
+// turn rotates a side-view body about the vertical axis through its hip:
+// horizontal offsets shrink by cos(deg), so the figure narrows through a
+// quarter turn and faces -x beyond it, while the near and far limbs part
+// by the body's width (sin(deg)), so that seen front or back on it shows
+// both arms and both legs. The segment angles follow.
+func (b *body) turn(deg float64) {
+	c := math.Cos(deg * math.Pi / 180)
+	sn := math.Sin(deg * math.Pi / 180)
+	x0 := b.hip.X
+	sx := func(p *vec) { p.X = x0 + (p.X-x0)*c }
+	for _, p := range []*vec{&b.shoulder, &b.neck, &b.head} {
+		sx(p)
+	}
+	ang := func(a, b vec) float64 { return math.Atan2(b.X-a.X, -(b.Y-a.Y)) * 180 / math.Pi }
+	for i, l := range []*limb{&b.arm, &b.arm2, &b.leg, &b.leg2} {
+		w := [4]float64{-shoulderHalf, shoulderHalf, -hipHalf, hipHalf}[i] * sn // as in the front view
+		for _, p := range []*vec{&l.root, &l.mid, &l.end, &l.tip, &l.heel} {
+			sx(p)
+			if p != &l.root {
+				p.X += w
+			}
+		}
+		l.a1, l.a2 = ang(l.root, l.mid), ang(l.mid, l.end)
+		if l == &b.leg || l == &b.leg2 {
+			l.a1, l.a3 = ang(b.hip, l.mid), ang(l.heel, l.tip)
+		}
+	}
+	b.mirrored = c < 0
+}
+
+// side is +1 for a figure facing +x and -1 for one turned to face -x.
+func (b *body) side() float64 {
+	if b.mirrored {
+		return -1
+	}
+	return 1
 }
 
 func (b *body) translate(d vec) {

@@ -244,6 +244,15 @@ func (d Demo) staticProps(b *body) statics {
 			s.capsule(vec{x + 28, 80}, vec{x + 16, 80}, 3, paint.Frame)
 		case "tyre":
 			a := b.arm.end
+			if p := d.place("tyre", place{}); p.At != "" && d.tmpl != nil && d.tmpl.Hook != "" {
+				// towed: it lies flat where the template places it, the
+				// strap running from its near end to the hook
+				a = anchor(b, p)
+				s.rect(a.X-2, 0, a.X+34, 13, paint.Iron)
+				s.rect(a.X+2, 4, a.X+30, 9, paint.Frame)
+				st.tow = vec{a.X + 32, 8}
+				continue
+			}
 			if d.tmpl != nil && d.tmpl.Hook != "" {
 				// lifted: it tips up about its far edge to follow the hook
 				st.tyre, st.lip = vec{a.X + liftedTyreLen - 2, 0}, a.Y
@@ -256,8 +265,44 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(st.ropeEnd.X-2, 0, st.ropeEnd.X+3, 9, paint.Iron)
 		}
 	}
+	if p := d.place("stairs", place{}); p.At != "" { // a flight of steps rising ahead
+		a := anchor(b, p)
+		for i := 0; i < 5; i++ {
+			s.rect(a.X+float64(i)*13, 0, a.X+float64(i+1)*13, float64(i+1)*8, paint.Frame)
+		}
+	}
+	if d.floorBar() { // lying on the floor, seen end on
+		a := anchor(b, d.tmpl.Props["bar"])
+		s.circle(vec{a.X, 10}, 10, paint.Iron)
+		s.circle(vec{a.X, 10}, 2, paint.Frame)
+	}
+	if d.floorBall() { // on the floor under where the template places it
+		a := anchor(b, d.tmpl.Props["ball"])
+		s.circle(vec{a.X, 7}, 7, paint.Accent)
+	}
 	d.platePile(b, s)
 	return st
+}
+
+// floorBall reports whether the medicine ball lies on the floor where the
+// template places a `ball` (side view) rather than in the hands.
+func (d Demo) floorBall() bool {
+	if d.tmpl == nil || d.front() || !d.hasEquip("medicine ball") {
+		return false
+	}
+	_, ok := d.tmpl.Props["ball"]
+	return ok
+}
+
+// floorBar reports whether the barbell lies on the floor where the
+// template places a `bar` (a side view without a pull-up bar) rather than
+// in the hands.
+func (d Demo) floorBar() bool {
+	if d.tmpl == nil || d.front() || !d.hasEquip("barbell") || d.hasEquip("pull-up bar") {
+		return false
+	}
+	_, ok := d.tmpl.Props["bar"]
+	return ok
 }
 
 // platePile draws the weight plates stood on (a deficit, a low step) where
@@ -336,6 +381,9 @@ func held(s *scene, e string, hand vec, fwd vec, near bool) {
 func (d Demo) heldRadius() float64 {
 	r := 0.0
 	for _, e := range d.equip {
+		if e == "barbell" && d.floorBar() {
+			continue
+		}
 		switch e {
 		case "barbell", "smith machine":
 			r = math.Max(r, 10)
@@ -378,19 +426,19 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			case "suspension trainer":
 				s.capsule(st.strap, hook.add(vec{0, 2}), 1.4, paint.Iron)
 				if d.tmpl != nil && d.tmpl.Hook == "ankle" { // a cradle on each foot
-					s.capsule(st.strap, hook2.add(vec{farOffsetX, 2 + farOffsetY}), 1.4, paint.Iron)
+					s.capsule(st.strap, hook2.add(vec{farOffsetX * b.side(), 2 + farOffsetY}), 1.4, paint.Iron)
 				}
 			}
 		}
 		for _, e := range d.equip {
-			if behind[e] {
+			if behind[e] && (e != "barbell" || !d.floorBar()) {
 				held(&s, e, b.arm.tip, forearm(b.arm), true)
 			}
 		}
 		if d.single {
 			return
 		}
-		o := vec{farOffsetX, farOffsetY}
+		o := vec{farOffsetX * b.side(), farOffsetY}
 		for _, e := range d.equip {
 			if !behind[e] {
 				held(&s, e, b.arm2.tip.add(o), forearm(b.arm2), false)
@@ -399,7 +447,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	}
 	figure(&s, b, d.tint, far)
 	for _, e := range d.equip {
-		if !behind[e] {
+		if !behind[e] && (e != "medicine ball" || !d.floorBall()) {
 			held(&s, e, b.arm.tip, forearm(b.arm), true)
 		}
 	}
@@ -428,6 +476,8 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		case "tyre":
 			if st.tyre != (vec{}) {
 				liftedTyre(&s, st.tyre, hook.sub(vec{0, st.lip}))
+			} else if st.tow != (vec{}) {
+				s.capsule(st.tow, hook, 1.6, paint.Iron)
 			}
 		case "sled":
 			if st.tow != (vec{}) {
