@@ -63,9 +63,13 @@ func theLibrary() *library {
 }
 
 // normalise lower-cases s and turns hyphens and slashes into spaces.
+// separators become spaces in a normalised name (built once: matching
+// the rules against every record normalises many phrases)
+var separators = strings.NewReplacer("-", " ", "/", " ", "'", "")
+
 func normalise(s string) string {
 	s = strings.ToLower(s)
-	s = strings.NewReplacer("-", " ", "/", " ", "'", "").Replace(s)
+	s = separators.Replace(s)
 	return " " + strings.Join(strings.Fields(s), " ") + " "
 }
 
