@@ -57,9 +57,12 @@ func mix(a, b color.RGBA, t float64) color.RGBA {
 // so that encoders running at once share nothing.
 type quantizer map[uint32]uint8
 
-func (q quantizer) paletted(src *image.RGBA) *image.Paletted {
+// paletted maps src into dst if dst has its bounds, else into a new image.
+func (q quantizer) paletted(src *image.RGBA, dst *image.Paletted) *image.Paletted {
 	b := src.Bounds()
-	dst := image.NewPaletted(b, palette)
+	if dst == nil || dst.Rect != b {
+		dst = image.NewPaletted(b, palette)
+	}
 	var lastRGBA uint32 = 1 // no opaque pixel has this value
 	var last uint8
 	for y := range b.Dy() {
@@ -105,6 +108,7 @@ type GIF struct {
 	g     gif.GIF
 	delay int
 	prev  *image.Paletted
+	spare *image.Paletted // a frame's storage for the next (never the first's, which the GIF holds)
 	quant quantizer
 }
 
@@ -113,10 +117,14 @@ func NewGIF(delay int) *GIF { return &GIF{delay: delay, quant: quantizer{}} }
 
 // Add appends a frame; the GIF keeps nothing of f itself.
 func (e *GIF) Add(f *image.RGBA) {
-	cur := e.quant.paletted(f)
+	cur := e.quant.paletted(f, e.spare)
 	img := cur
+	e.spare = nil
 	if e.prev != nil {
 		img = delta(e.prev, cur)
+		if e.prev != e.g.Image[0] {
+			e.spare = e.prev
+		}
 	}
 	e.g.Image = append(e.g.Image, img)
 	e.g.Delay = append(e.g.Delay, e.delay)

@@ -11,7 +11,7 @@ import (
 func PNG(img *image.RGBA) ([]byte, error) {
 	// The house colours fit a palette, which makes the file about a
 	// quarter of the RGBA one.
-	p := quantizer{}.paletted(img)
+	p := quantizer{}.paletted(img, nil)
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
 	if err := enc.Encode(&buf, p); err != nil {
