@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -187,14 +186,7 @@ func drawHeight(s *Subject, h int, files []File) ([]made, error) {
 // Frames draws the demonstration at height h, as the files show it (see
 // Draw).
 func (s *Subject) Frames(h int) []*image.RGBA {
-	var out []*image.RGBA
-	s.Draw(h, func(_ int, f *image.RGBA) error {
-		c := *f
-		c.Pix = slices.Clone(f.Pix)
-		out = append(out, &c)
-		return nil
-	})
-	return out
+	return demo.Collect(func(each func(int, *image.RGBA) error) error { return s.Draw(h, each) })
 }
 
 // Draw draws the demonstration at height h a frame at a time, as

@@ -464,8 +464,14 @@ func (d Demo) bodies() []body {
 
 // Frames renders the loop at height×height pixels.
 func (d Demo) Frames(height int) []*image.RGBA {
+	return Collect(func(each func(int, *image.RGBA) error) error { return d.Draw(height, each) })
+}
+
+// Collect keeps a copy of every frame that draw (a Draw with its height
+// given) hands out.
+func Collect(draw func(each func(i int, frame *image.RGBA) error) error) []*image.RGBA {
 	var out []*image.RGBA
-	d.Draw(height, func(_ int, f *image.RGBA) error {
+	draw(func(_ int, f *image.RGBA) error {
 		c := *f
 		c.Pix = slices.Clone(f.Pix)
 		out = append(out, &c)
