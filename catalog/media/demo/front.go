@@ -370,6 +370,7 @@ func (d Demo) frontStatics(b *body) statics {
 		s.capsule(vec{x1, y}, vec{x1, 0}, 3.2, paint.Frame)
 	}
 	d.platePile(b, s)
+	d.seatPad(b, s)
 	if d.tmpl.Pair && st.pulley != (vec{}) {
 		x := -st.pulley.X
 		s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)

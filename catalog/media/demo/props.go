@@ -13,6 +13,7 @@ type statics struct {
 	band     vec     // resistance band anchor
 	strap    vec     // rings and suspension trainer anchor
 	pivot    vec     // landmine pivot
+	landmine bool    // the barbell is a landmine's: its plates are drawn on the sleeve, not at the hands
 	ropeEnd  vec     // battle ropes anchor
 	flywheel vec     // rowing machine and ski erg
 	tow      vec     // a towed sled's strap end
@@ -193,6 +194,7 @@ func (d Demo) staticProps(b *body) statics {
 			s.capsule(vec{a.X + 2, 8}, vec{a.X, a.Y}, 2.6, paint.Iron)
 		case "landmine":
 			st.pivot = anchor(b, d.place("landmine", place{At: "front", X: 20}))
+			st.landmine = true
 			s.rect(st.pivot.X-4, 0, st.pivot.X+4, 3, paint.Iron)
 		case "leverage machine", "smith machine":
 			p := d.place("machine", place{At: "hip", X: -16})
@@ -257,7 +259,25 @@ func (d Demo) staticProps(b *body) statics {
 		}
 	}
 	d.platePile(b, s)
+	d.seatPad(b, s)
 	return st
+}
+
+// seatPad draws the seat of a machine or cable station where the data
+// places a `seat` prop (at: seat, under the pelvis): a pad w wide on a
+// post, whatever the equipment, so that a seated figure does not sit on air.
+func (d Demo) seatPad(b *body, s *scene) {
+	p := d.place("seat", place{})
+	if p.At == "" || d.hasEquip("bench") || d.hasEquip("stability ball") || d.hasEquip("plyo box") {
+		return // the record's own bench, ball or box is the seat
+	}
+	a := anchor(b, p)
+	w := orDefault(p.W, 16)
+	s.rect(a.X-w/2, a.Y-3.5, a.X+w/2, a.Y, paint.Frame)
+	if a.Y > 5 {
+		s.capsule(vec{a.X, a.Y - 3.5}, vec{a.X, 0}, 3, paint.Iron)
+		s.rect(a.X-8, 0, a.X+8, 2.5, paint.Iron)
+	}
 }
 
 // platePile draws the weight plates stood on (a deficit, a low step) where
@@ -293,15 +313,30 @@ func sign(x float64) float64 {
 // behind lists the held loads drawn behind the figure.
 var behind = map[string]bool{"barbell": true, "smith machine": true, "ez barbell": true, "trap bar": true}
 
+// trapBarRail draws the near side of a trap bar's hexagonal frame: a level
+// rail through the near hand (its handle), running in front of and behind
+// the figure standing inside the frame; the plates are drawn behind.
+func trapBarRail(s *scene, b *body) {
+	h := b.arm.tip
+	y := (b.arm.tip.Y + b.arm2.tip.Y) / 2
+	x0, x1 := h.X-17, h.X+17
+	s.capsule(vec{x0, y}, vec{x0 + 6, h.Y}, 2.4, paint.Iron)
+	s.capsule(vec{x0 + 6, h.Y}, vec{x1 - 6, h.Y}, 2.4, paint.Iron)
+	s.capsule(vec{x1 - 6, h.Y}, vec{x1, y}, 2.4, paint.Iron)
+}
+
 // held draws what one hand holds; fwd is the forearm's direction.
 func held(s *scene, e string, hand vec, fwd vec, near bool) {
 	switch e {
 	case "barbell", "smith machine":
 		s.circle(hand, 10, paint.Iron)
 		s.circle(hand, 2, paint.Frame)
-	case "ez barbell", "trap bar":
+	case "ez barbell":
 		s.circle(hand, 8.5, paint.Iron)
 		s.circle(hand, 1.8, paint.Frame)
+	case "trap bar": // the plates on the sleeves, their axis through the handles
+		s.circle(hand, 10, paint.Iron)
+		s.circle(hand, 2, paint.Frame)
 	case "dumbbell":
 		s.circle(hand, 4.6, paint.Iron)
 	case "kettlebell":
@@ -383,7 +418,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			}
 		}
 		for _, e := range d.equip {
-			if behind[e] {
+			if behind[e] && !(e == "barbell" && st.landmine) {
 				held(&s, e, b.arm.tip, forearm(b.arm), true)
 			}
 		}
@@ -402,6 +437,9 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		if !behind[e] {
 			held(&s, e, b.arm.tip, forearm(b.arm), true)
 		}
+		if e == "trap bar" {
+			trapBarRail(&s, b)
+		}
 	}
 	nearArm(&s, b, d.tint)
 	hand := b.arm.tip
@@ -418,9 +456,13 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		case "suspension trainer":
 			s.capsule(hook.add(vec{-2.5, 0}), hook.add(vec{2.5, 0}), 2, paint.Accent)
 		case "landmine":
-			end := hand.add(hand.sub(st.pivot).mul(6 / math.Max(1, hand.sub(st.pivot).lenv())))
-			s.capsule(st.pivot, end, 2.2, paint.Iron)
-			s.circle(end, 6, paint.Iron)
+			// the hands hold the sleeve's end; the plates sit on it just
+			// below them, towards the pivot
+			u := hand.sub(st.pivot).mul(1 / math.Max(1, hand.sub(st.pivot).lenv()))
+			s.capsule(st.pivot, hand.add(u.mul(3)), 2.2, paint.Iron)
+			c := hand.sub(u.mul(11))
+			s.circle(c, 9, paint.Iron)
+			s.circle(c, 2, paint.Frame)
 		case "stability ball":
 			if st.ballR > 0 {
 				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
