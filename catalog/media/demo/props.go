@@ -260,7 +260,21 @@ func (d Demo) staticProps(b *body) statics {
 	}
 	d.platePile(b, s)
 	d.seatPad(b, s)
+	d.wallPanel(b, s)
 	return st
+}
+
+// wallPanel draws a wall seen edge on where the data places a `wall` prop:
+// a panel w thick (default 5) standing on the floor, h high (default 110),
+// centred on its anchor.
+func (d Demo) wallPanel(b *body, s *scene) {
+	p := d.place("wall", place{})
+	if p.At == "" {
+		return
+	}
+	a := anchor(b, p)
+	w := orDefault(p.W, 5)
+	s.rect(a.X-w/2, 0, a.X+w/2, orDefault(p.H, 110), paint.Frame)
 }
 
 // seatPad draws the seat of a machine or cable station where the data
