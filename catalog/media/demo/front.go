@@ -371,6 +371,7 @@ func (d Demo) frontStatics(b *body) statics {
 	}
 	d.platePile(b, s)
 	d.seatPad(b, s)
+	d.wallPanel(b, s)
 	if d.tmpl.Pair && st.pulley != (vec{}) {
 		x := -st.pulley.X
 		s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
