@@ -56,12 +56,13 @@ const (
 	fBow  // front view only: the torso bowed forward towards the viewer (a bent-over figure seen from the front)
 	fPro  // side view only: the shoulder blades protracted, both arm roots moved this far along the chest's forward normal (- retracted)
 	fElev // side view only: the shoulder blades elevated, both arm roots moved this far up the torso (- depressed)
+	fTuck // side view only: the head glided straight back this far (a chin tuck; - pushed forward)
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "pro", "elev", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "pro", "elev", "tuck", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -191,6 +192,10 @@ func pose2body(p pose) body {
 	b.shoulder = up.mul(torsoLen)
 	b.neck = b.shoulder.add(dir(180 - t - p[fHead]*0.5).mul(neckLen))
 	b.head = b.neck.add(dir(180 - t - p[fHead]).mul(headR * 0.9))
+	if k := p[fTuck]; k != 0 { // the head glides back, the neck leaning back from the shoulders
+		back := dir(90 - t).mul(-k)
+		b.neck, b.head = b.neck.add(back.mul(0.8)), b.head.add(back)
+	}
 	// The arm roots follow the shoulder blades: pro along the chest's
 	// forward normal, elev up the torso.
 	root := b.shoulder.add(dir(90 - t).mul(p[fPro])).add(up.mul(p[fElev]))
