@@ -20,6 +20,7 @@ type statics struct {
 	tyre     vec     // the far edge a lifted tyre tips about
 	lip      float64 // the hook's height when the lifted tyre lies flat
 	ballR    float64 // a ball rolling under the heels
+	pad      scene   // a preacher pad, drawn over the body and under the near arm
 }
 
 func (d Demo) hasEquip(e string) bool {
@@ -85,9 +86,12 @@ func (d Demo) staticProps(b *body) statics {
 		switch e {
 		case "bench":
 			p := d.place("bench", place{At: "seat"})
-			if p.At == "back" {
+			if p.At == "back" || p.At == "chest" {
 				u := b.shoulder.sub(b.hip).mul(1 / torsoLen)
 				n := vec{-u.Y, u.X} // back side
+				if p.At == "chest" { // chest down on an incline bench
+					n = n.mul(-1)
+				}
 				a := b.hip.add(u.mul(-9)).add(n.mul(torsoW / 2))
 				c := b.shoulder.add(u.mul(6)).add(n.mul(torsoW / 2))
 				a2, c2 := a.add(n.mul(4)), c.add(n.mul(4))
@@ -99,7 +103,7 @@ func (d Demo) staticProps(b *body) statics {
 				}
 				s.capsule(a2.lerp(c2, 0.15), vec{a2.lerp(c2, 0.15).X, 0}, 2.6, paint.Iron)
 				s.capsule(a2.lerp(c2, 0.85), vec{a2.lerp(c2, 0.85).X, 0}, 2.6, paint.Iron)
-				if math.Abs(u.Y) > 0.2 && math.Abs(u.Y) < 0.95 {
+				if p.At == "back" && math.Abs(u.Y) > 0.2 && math.Abs(u.Y) < 0.95 {
 					// inclined back rest: add the seat
 					seat := b.hip.Y - torsoW/2
 					s.rect(b.hip.X-4, seat-4, b.hip.X+16*sign(u.X)*-1+0, seat, paint.Frame)
@@ -261,7 +265,37 @@ func (d Demo) staticProps(b *body) statics {
 	d.platePile(b, s)
 	d.seatPad(b, s)
 	d.wallPanel(b, s)
+	d.armPad(b, &st.pad)
 	return st
+}
+
+// armPad draws a sloped pad under the near upper arm of the first frame
+// where the data places a `pad` prop (a preacher bench): w long (default
+// the upper arm) from the elbow towards the shoulder, on a post to the
+// floor under its low end. It is drawn over the body, under the near arm.
+func (d Demo) armPad(b *body, s *scene) {
+	p := d.place("pad", place{})
+	if p.At == "" {
+		return
+	}
+	l := b.arm
+	u := l.root.sub(l.mid)
+	u = u.mul(1 / math.Max(1e-6, u.lenv()))
+	n := vec{u.Y, -u.X} // the underside of an arm reaching forward
+	if n.Y > 0 {
+		n = n.mul(-1)
+	}
+	off := vec{p.X, p.Y}
+	a := l.mid.add(n.mul(upperArmW / 2)).add(off).sub(u.mul(2))
+	c := a.add(u.mul(orDefault(p.W, upperArm)))
+	s.poly(paint.Frame, a, c, c.add(n.mul(4)), a.add(n.mul(4)))
+	lo := a.add(n.mul(4))
+	if c.Y < a.Y {
+		lo = c.add(n.mul(4))
+	}
+	if lo.Y > 2 {
+		s.capsule(lo, vec{lo.X, 0}, 2.6, paint.Iron)
+	}
 }
 
 // wallPanel draws a wall seen edge on where the data places a `wall` prop:
@@ -455,6 +489,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			trapBarRail(&s, b)
 		}
 	}
+	s = append(s, st.pad...)
 	nearArm(&s, b, d.tint)
 	hand := b.arm.tip
 	u := float64(i) / float64(n)
