@@ -88,7 +88,7 @@ func (d Demo) staticProps(b *body) statics {
 			p := d.place("bench", place{At: "seat"})
 			if p.At == "back" || p.At == "chest" {
 				u := b.shoulder.sub(b.hip).mul(1 / torsoLen)
-				n := vec{-u.Y, u.X} // back side
+				n := vec{-u.Y, u.X}  // back side
 				if p.At == "chest" { // chest down on an incline bench
 					n = n.mul(-1)
 				}
