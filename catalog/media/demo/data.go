@@ -293,7 +293,7 @@ var propKinds = map[string]bool{
 	"bench": true, "box": true, "ball": true, "cable": true, "band": true, "bar": true,
 	"machine": true, "roller": true, "rings": true, "station": true, "landmine": true,
 	"sled": true, "rope": true, "wall": true, "strap": true, "pole": true,
-	"plate": true, "tyre": true, "stairs": true,
+	"plate": true, "tyre": true, "stairs": true, "seat": true, "pad": true,
 }
 
 func checkProp(k string, p place) error {

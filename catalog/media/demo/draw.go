@@ -216,7 +216,7 @@ func figure(s *scene, b *body, t tint, far func()) {
 		}
 	}
 	arm := func(l limb, col color.RGBA, o vec, tinted bool) {
-		root, mid, end, tip := b.shoulder.add(o), l.mid.add(o), l.end.add(o), l.tip.add(o)
+		root, mid, end, tip := l.root.add(o), l.mid.add(o), l.end.add(o), l.tip.add(o)
 		s.capsule(root, mid, upperArmW, col)
 		if tinted {
 			t.overlay(s, "upperarm", root, mid, upperArmW, b.side(), regionOrder)
@@ -255,12 +255,12 @@ func figure(s *scene, b *body, t tint, far func()) {
 // nearArm draws the near arm (after props held between the arms).
 func nearArm(s *scene, b *body, t tint) {
 	l := b.arm
-	s.capsule(b.shoulder, l.mid, upperArmW, paint.Body)
-	t.overlay(s, "upperarm", b.shoulder, l.mid, upperArmW, b.side(), regionOrder)
+	s.capsule(l.root, l.mid, upperArmW, paint.Body)
+	t.overlay(s, "upperarm", l.root, l.mid, upperArmW, b.side(), regionOrder)
 	s.capsule(l.mid, l.end, foreArmW, paint.Body)
 	t.overlay(s, "forearm", l.mid, l.end, foreArmW, b.side(), regionOrder)
 	s.circle(l.tip, handR, paint.Body)
 	if c, ok := t["shoulder"]; ok {
-		s.circle(b.shoulder.add(dir(l.a1).mul(2.2)), upperArmW*0.62, c)
+		s.circle(l.root.add(dir(l.a1).mul(2.2)), upperArmW*0.62, c)
 	}
 }

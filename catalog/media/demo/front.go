@@ -358,6 +358,11 @@ func (d Demo) frontStatics(b *body) statics {
 			a := anchor(b, p)
 			s.rect(a.X-12, 0, a.X+12, 9, paint.Iron)
 			st.tow = vec{a.X - 12*sign(a.X-b.hip.X), 6}
+		case "landmine":
+			// the pivot on the floor, in front of the figure unless placed
+			st.pivot = anchor(b, d.place("landmine", place{At: "world"}))
+			st.landmine = true
+			s.rect(st.pivot.X-4, 0, st.pivot.X+4, 3, paint.Iron)
 		case "gymnastic rings", "suspension trainer":
 			// only where the data places the anchor, above the figure
 			if p := d.place("rings", place{}); p.At != "" {
@@ -408,6 +413,8 @@ func (d Demo) frontStatics(b *body) statics {
 		s.capsule(vec{x1, y}, vec{x1, 0}, 3.2, paint.Frame)
 	}
 	d.platePile(b, s)
+	d.seatPad(b, s)
+	d.wallPanel(b, s)
 	if d.tmpl.Pair && st.pulley != (vec{}) {
 		x := -st.pulley.X
 		s.rect(x-3.5+3.5*sign(x), 0, x+3.5+3.5*sign(x), 100, paint.Frame)
@@ -458,7 +465,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			}
 		}
 	}
-	if d.frontBar() != "" { // a bar held in both hands, seen end to end
+	if d.frontBar() != "" && !st.landmine { // a bar held in both hands, seen end to end
 		y := (b.arm.tip.Y + b.arm2.tip.Y) / 2
 		x0, x1 := math.Min(b.arm.tip.X, b.arm2.tip.X)-14, math.Max(b.arm.tip.X, b.arm2.tip.X)+14
 		s.capsule(vec{x0, y}, vec{x1, y}, 2.2, paint.Iron)
@@ -466,6 +473,18 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 		s.rect(x1-2, y-9, x1+2, y+9, paint.Iron)
 	}
 	frontFigure(&s, b, d.tint)
+	if st.landmine { // the bar from its pivot to the hands, in front of the body
+		hand := b.arm.tip
+		if !d.single {
+			hand = b.arm.tip.lerp(b.arm2.tip, 0.5)
+		}
+		v := hand.sub(st.pivot)
+		u := v.mul(1 / math.Max(1, v.lenv()))
+		s.capsule(st.pivot, hand.add(u.mul(3)), 2.2, paint.Iron)
+		c := hand.sub(u.mul(math.Min(11, v.lenv()/2)))
+		s.circle(c, 8, paint.Iron)
+		s.circle(c, 1.8, paint.Frame)
+	}
 	for i, l := range []limb{b.arm, b.arm2} {
 		if i == 1 && d.single {
 			break

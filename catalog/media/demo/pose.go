@@ -57,12 +57,15 @@ const (
 	fOpen // end view only: near leg turned out about the hip, + away from the midline (a knee falling open, a straddle)
 	fOpen2
 	fTurn // side view only: the figure turned about its vertical axis, 180 facing -x
+	fPro  // side view only: the shoulder blades protracted, both arm roots moved this far along the chest's forward normal (- retracted)
+	fElev // side view only: the shoulder blades elevated, both arm roots moved this far up the torso (- depressed)
+	fTuck // side view only: the head glided straight back this far (a chin tuck; - pushed forward)
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "open", "open2", "turn", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "open", "open2", "turn", "pro", "elev", "tuck", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -231,9 +234,16 @@ func pose2body(p pose) body {
 	b.shoulder = up.mul(torsoLen)
 	b.neck = b.shoulder.add(dir(180 - t - p[fHead]*0.5).mul(neckLen))
 	b.head = b.neck.add(dir(180 - t - p[fHead]).mul(headR * 0.9))
+	if k := p[fTuck]; k != 0 { // the head glides back, the neck leaning back from the shoulders
+		back := dir(90 - t).mul(-k)
+		b.neck, b.head = b.neck.add(back.mul(0.8)), b.head.add(back)
+	}
+	// The arm roots follow the shoulder blades: pro along the chest's
+	// forward normal, elev up the torso.
+	root := b.shoulder.add(dir(90 - t).mul(p[fPro])).add(up.mul(p[fElev]))
 	arm := func(sh, el float64) limb {
 		var l limb
-		l.root = b.shoulder
+		l.root = root
 		l.a1 = sh - t
 		l.mid = l.root.add(dir(l.a1).mul(upperArm))
 		l.a2 = l.a1 + el

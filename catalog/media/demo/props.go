@@ -13,12 +13,14 @@ type statics struct {
 	band     vec     // resistance band anchor
 	strap    vec     // rings and suspension trainer anchor
 	pivot    vec     // landmine pivot
+	landmine bool    // the barbell is a landmine's: its plates are drawn on the sleeve, not at the hands
 	ropeEnd  vec     // battle ropes anchor
 	flywheel vec     // rowing machine and ski erg
 	tow      vec     // a towed sled's strap end
 	tyre     vec     // the far edge a lifted tyre tips about
 	lip      float64 // the hook's height when the lifted tyre lies flat
 	ballR    float64 // a ball rolling under the heels
+	pad      scene   // a preacher pad, drawn over the body and under the near arm
 }
 
 func (d Demo) hasEquip(e string) bool {
@@ -84,9 +86,12 @@ func (d Demo) staticProps(b *body) statics {
 		switch e {
 		case "bench":
 			p := d.place("bench", place{At: "seat"})
-			if p.At == "back" {
+			if p.At == "back" || p.At == "chest" {
 				u := b.shoulder.sub(b.hip).mul(1 / torsoLen)
-				n := vec{-u.Y, u.X} // back side
+				n := vec{-u.Y, u.X}  // back side
+				if p.At == "chest" { // chest down on an incline bench
+					n = n.mul(-1)
+				}
 				a := b.hip.add(u.mul(-9)).add(n.mul(torsoW / 2))
 				c := b.shoulder.add(u.mul(6)).add(n.mul(torsoW / 2))
 				a2, c2 := a.add(n.mul(4)), c.add(n.mul(4))
@@ -98,7 +103,7 @@ func (d Demo) staticProps(b *body) statics {
 				}
 				s.capsule(a2.lerp(c2, 0.15), vec{a2.lerp(c2, 0.15).X, 0}, 2.6, paint.Iron)
 				s.capsule(a2.lerp(c2, 0.85), vec{a2.lerp(c2, 0.85).X, 0}, 2.6, paint.Iron)
-				if math.Abs(u.Y) > 0.2 && math.Abs(u.Y) < 0.95 {
+				if p.At == "back" && math.Abs(u.Y) > 0.2 && math.Abs(u.Y) < 0.95 {
 					// inclined back rest: add the seat
 					seat := b.hip.Y - torsoW/2
 					s.rect(b.hip.X-4, seat-4, b.hip.X+16*sign(u.X)*-1+0, seat, paint.Frame)
@@ -193,6 +198,7 @@ func (d Demo) staticProps(b *body) statics {
 			s.capsule(vec{a.X + 2, 8}, vec{a.X, a.Y}, 2.6, paint.Iron)
 		case "landmine":
 			st.pivot = anchor(b, d.place("landmine", place{At: "front", X: 20}))
+			st.landmine = true
 			s.rect(st.pivot.X-4, 0, st.pivot.X+4, 3, paint.Iron)
 		case "leverage machine", "smith machine":
 			p := d.place("machine", place{At: "hip", X: -16})
@@ -281,6 +287,9 @@ func (d Demo) staticProps(b *body) statics {
 		s.circle(vec{a.X, 7}, 7, paint.Accent)
 	}
 	d.platePile(b, s)
+	d.seatPad(b, s)
+	d.wallPanel(b, s)
+	d.armPad(b, &st.pad)
 	return st
 }
 
@@ -303,6 +312,65 @@ func (d Demo) floorBar() bool {
 	}
 	_, ok := d.tmpl.Props["bar"]
 	return ok
+}
+
+// armPad draws a sloped pad under the near upper arm of the first frame
+// where the data places a `pad` prop (a preacher bench): w long (default
+// the upper arm) from the elbow towards the shoulder, on a post to the
+// floor under its low end. It is drawn over the body, under the near arm.
+func (d Demo) armPad(b *body, s *scene) {
+	p := d.place("pad", place{})
+	if p.At == "" {
+		return
+	}
+	l := b.arm
+	u := l.root.sub(l.mid)
+	u = u.mul(1 / math.Max(1e-6, u.lenv()))
+	n := vec{u.Y, -u.X} // the underside of an arm reaching forward
+	if n.Y > 0 {
+		n = n.mul(-1)
+	}
+	off := vec{p.X, p.Y}
+	a := l.mid.add(n.mul(upperArmW / 2)).add(off).sub(u.mul(2))
+	c := a.add(u.mul(orDefault(p.W, upperArm)))
+	s.poly(paint.Frame, a, c, c.add(n.mul(4)), a.add(n.mul(4)))
+	lo := a.add(n.mul(4))
+	if c.Y < a.Y {
+		lo = c.add(n.mul(4))
+	}
+	if lo.Y > 2 {
+		s.capsule(lo, vec{lo.X, 0}, 2.6, paint.Iron)
+	}
+}
+
+// wallPanel draws a wall seen edge on where the data places a `wall` prop:
+// a panel w thick (default 5) standing on the floor, h high (default 110),
+// centred on its anchor.
+func (d Demo) wallPanel(b *body, s *scene) {
+	p := d.place("wall", place{})
+	if p.At == "" {
+		return
+	}
+	a := anchor(b, p)
+	w := orDefault(p.W, 5)
+	s.rect(a.X-w/2, 0, a.X+w/2, orDefault(p.H, 110), paint.Frame)
+}
+
+// seatPad draws the seat of a machine or cable station where the data
+// places a `seat` prop (at: seat, under the pelvis): a pad w wide on a
+// post, whatever the equipment, so that a seated figure does not sit on air.
+func (d Demo) seatPad(b *body, s *scene) {
+	p := d.place("seat", place{})
+	if p.At == "" || d.hasEquip("bench") || d.hasEquip("stability ball") || d.hasEquip("plyo box") {
+		return // the record's own bench, ball or box is the seat
+	}
+	a := anchor(b, p)
+	w := orDefault(p.W, 16)
+	s.rect(a.X-w/2, a.Y-3.5, a.X+w/2, a.Y, paint.Frame)
+	if a.Y > 5 {
+		s.capsule(vec{a.X, a.Y - 3.5}, vec{a.X, 0}, 3, paint.Iron)
+		s.rect(a.X-8, 0, a.X+8, 2.5, paint.Iron)
+	}
 }
 
 // platePile draws the weight plates stood on (a deficit, a low step) where
@@ -338,15 +406,30 @@ func sign(x float64) float64 {
 // behind lists the held loads drawn behind the figure.
 var behind = map[string]bool{"barbell": true, "smith machine": true, "ez barbell": true, "trap bar": true}
 
+// trapBarRail draws the near side of a trap bar's hexagonal frame: a level
+// rail through the near hand (its handle), running in front of and behind
+// the figure standing inside the frame; the plates are drawn behind.
+func trapBarRail(s *scene, b *body) {
+	h := b.arm.tip
+	y := (b.arm.tip.Y + b.arm2.tip.Y) / 2
+	x0, x1 := h.X-17, h.X+17
+	s.capsule(vec{x0, y}, vec{x0 + 6, h.Y}, 2.4, paint.Iron)
+	s.capsule(vec{x0 + 6, h.Y}, vec{x1 - 6, h.Y}, 2.4, paint.Iron)
+	s.capsule(vec{x1 - 6, h.Y}, vec{x1, y}, 2.4, paint.Iron)
+}
+
 // held draws what one hand holds; fwd is the forearm's direction.
 func held(s *scene, e string, hand vec, fwd vec, near bool) {
 	switch e {
 	case "barbell", "smith machine":
 		s.circle(hand, 10, paint.Iron)
 		s.circle(hand, 2, paint.Frame)
-	case "ez barbell", "trap bar":
+	case "ez barbell":
 		s.circle(hand, 8.5, paint.Iron)
 		s.circle(hand, 1.8, paint.Frame)
+	case "trap bar": // the plates on the sleeves, their axis through the handles
+		s.circle(hand, 10, paint.Iron)
+		s.circle(hand, 2, paint.Frame)
 	case "dumbbell":
 		s.circle(hand, 4.6, paint.Iron)
 	case "kettlebell":
@@ -431,7 +514,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			}
 		}
 		for _, e := range d.equip {
-			if behind[e] && (e != "barbell" || !d.floorBar()) {
+			if behind[e] && (e != "barbell" || !d.floorBar()) && !(e == "barbell" && st.landmine) {
 				held(&s, e, b.arm.tip, forearm(b.arm), true)
 			}
 		}
@@ -450,7 +533,11 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		if !behind[e] && (e != "medicine ball" || !d.floorBall()) {
 			held(&s, e, b.arm.tip, forearm(b.arm), true)
 		}
+		if e == "trap bar" {
+			trapBarRail(&s, b)
+		}
 	}
+	s = append(s, st.pad...)
 	nearArm(&s, b, d.tint)
 	hand := b.arm.tip
 	u := float64(i) / float64(n)
@@ -466,9 +553,13 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		case "suspension trainer":
 			s.capsule(hook.add(vec{-2.5, 0}), hook.add(vec{2.5, 0}), 2, paint.Accent)
 		case "landmine":
-			end := hand.add(hand.sub(st.pivot).mul(6 / math.Max(1, hand.sub(st.pivot).lenv())))
-			s.capsule(st.pivot, end, 2.2, paint.Iron)
-			s.circle(end, 6, paint.Iron)
+			// the hands hold the sleeve's end; the plates sit on it just
+			// below them, towards the pivot
+			u := hand.sub(st.pivot).mul(1 / math.Max(1, hand.sub(st.pivot).lenv()))
+			s.capsule(st.pivot, hand.add(u.mul(3)), 2.2, paint.Iron)
+			c := hand.sub(u.mul(11))
+			s.circle(c, 9, paint.Iron)
+			s.circle(c, 2, paint.Frame)
 		case "stability ball":
 			if st.ballR > 0 {
 				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
