@@ -47,7 +47,8 @@ type template struct {
 	// the pose is read in the frontal plane (see front.go).
 	View string `yaml:"view"`
 	// Hook is the joint the cable, band or straps pull: "wrist"
-	// (default), "ankle", "hip" or (front view) "head".
+	// (default), "ankle", "hip", "elbow" (the forearm's middle, side view)
+	// or (front view) "head".
 	Hook string `yaml:"hook"`
 	// Pair adds a second cable stack mirrored on the far side, its cable
 	// to the far hand (a front view's crossover).
@@ -333,8 +334,8 @@ func (l *library) compile(t *template) error {
 	if t.View != "" && t.View != "side" && t.View != "front" && t.View != "end" {
 		return fmt.Errorf("view %q (want side, front or end)", t.View)
 	}
-	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" && t.Hook != "hip" {
-		return fmt.Errorf("hook %q (want wrist, ankle, head or hip)", t.Hook)
+	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" && t.Hook != "hip" && t.Hook != "elbow" {
+		return fmt.Errorf("hook %q (want wrist, ankle, head, hip or elbow)", t.Hook)
 	}
 	for _, f := range t.Fix {
 		if f != "hands" && f != "feet" && f != "hand" && f != "foot" {

@@ -465,12 +465,22 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			}
 		}
 	}
-	if d.frontBar() != "" && !st.landmine { // a bar held in both hands, seen end to end
-		y := (b.arm.tip.Y + b.arm2.tip.Y) / 2
-		x0, x1 := math.Min(b.arm.tip.X, b.arm2.tip.X)-14, math.Max(b.arm.tip.X, b.arm2.tip.X)+14
-		s.capsule(vec{x0, y}, vec{x1, y}, 2.2, paint.Iron)
-		s.rect(x0-2, y-9, x0+2, y+9, paint.Iron)
-		s.rect(x1-2, y-9, x1+2, y+9, paint.Iron)
+	if d.frontBar() != "" && !st.landmine { // a bar held in both hands, seen end to end through them
+		l, r := b.arm2.tip, b.arm.tip
+		if l.X > r.X {
+			l, r = r, l
+		}
+		u := r.sub(l).mul(1 / math.Max(1, r.sub(l).lenv()))
+		if r.X-l.X < 8 { // hands together: a level bar
+			u = vec{1, 0}
+		}
+		n := vec{-u.Y, u.X}
+		p0, p1 := l.sub(u.mul(14)), r.add(u.mul(14))
+		s.capsule(p0, p1, 2.2, paint.Iron)
+		for _, p := range []vec{p0, p1} { // the plates, square to the bar
+			a, c := p.sub(u.mul(2)), p.add(u.mul(2))
+			s.poly(paint.Iron, a.sub(n.mul(9)), c.sub(n.mul(9)), c.add(n.mul(9)), a.add(n.mul(9)))
+		}
 	}
 	frontFigure(&s, b, d.tint)
 	if st.landmine { // the bar from its pivot to the hands, in front of the body

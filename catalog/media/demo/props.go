@@ -19,7 +19,7 @@ type statics struct {
 	tow      vec     // a towed sled's strap end
 	tyre     vec     // the far edge a lifted tyre tips about
 	lip      float64 // the hook's height when the lifted tyre lies flat
-	ballR    float64 // a ball rolling under the heels
+	ballR    float64 // a ball rolling under the heels or the forearms
 	pad      scene   // a preacher pad, drawn over the body and under the near arm
 }
 
@@ -127,6 +127,11 @@ func (d Demo) staticProps(b *body) statics {
 			if d.tmpl != nil && d.tmpl.Hook == "ankle" {
 				// under the heels: it rolls with them
 				st.ballR = math.Max(9, (b.leg.end.Y-2)/2)
+				continue
+			}
+			if d.tmpl != nil && d.tmpl.Hook == "elbow" {
+				// under the forearms: it rolls with them
+				st.ballR = math.Max(9, (forearmMid(b.arm).Y-foreArmW/2)/2)
 				continue
 			}
 			p := d.place("ball", place{At: "seat"})
@@ -490,6 +495,8 @@ func (d Demo) hooks(b *body) (vec, vec) {
 			return b.leg.end, b.leg2.end
 		case "hip":
 			return b.hip, b.hip
+		case "elbow":
+			return forearmMid(b.arm), forearmMid(b.arm2)
 		}
 	}
 	return b.arm.tip, b.arm2.tip
@@ -499,7 +506,11 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	var s scene
 	forearm := func(l limb) vec { return dir(l.a2) }
 	hook, hook2 := d.hooks(b)
+	elbowBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "elbow"
 	far := func() {
+		if elbowBall { // behind the figure, the forearms resting on it
+			s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
+		}
 		// straps and bar plates hang behind the figure so the tinted
 		// muscles stay visible
 		for _, e := range d.equip {
@@ -561,7 +572,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			s.circle(c, 9, paint.Iron)
 			s.circle(c, 2, paint.Frame)
 		case "stability ball":
-			if st.ballR > 0 {
+			if st.ballR > 0 && !elbowBall {
 				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
 			}
 		case "tyre":
@@ -613,6 +624,9 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	}
 	return s
 }
+
+// forearmMid is the middle of a limb's forearm (or shank).
+func forearmMid(l limb) vec { return l.mid.lerp(l.end, 0.5) }
 
 func (a vec) lenv() float64 { return math.Hypot(a.X, a.Y) }
 
