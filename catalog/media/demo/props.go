@@ -600,21 +600,26 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 				prev = p
 			}
 		case "jump rope":
+			// once a loop, turning forwards: from under the feet up
+			// behind the body, over the head and down in front
 			phi := 2 * math.Pi * u
 			c := b.hip.add(vec{0, 8})
-			r := vec{c.X + 24*math.Sin(phi), c.Y - 62*math.Cos(phi)}
+			r := vec{c.X - 36*math.Sin(phi), c.Y - 62*math.Cos(phi)}
 			if r.Y < 0.6 {
 				r.Y = 0.6
 			}
+			// the loop seen a little obliquely: an ellipse from the hand
+			// to the rope's far point, a sixteenth of its length wide
+			// on each side, so it reads as a rope and not as a stick
+			v := r.sub(hand)
+			n := vec{-v.Y, v.X}.mul(0.06)
 			var prev vec
-			for k := 0; k <= 10; k++ {
-				t := float64(k) / 10
-				// quadratic through the hand, the rope's far point, and back
-				a := hand.lerp(r, t*2)
-				if t > 0.5 {
-					a = r.lerp(hand, (t-0.5)*2)
+			for k := 0; k <= 16; k++ {
+				th := 2 * math.Pi * float64(k) / 16
+				a := hand.add(v.mul((1 - math.Cos(th)) / 2)).add(n.mul(math.Sin(th)))
+				if a.Y < 0.6 {
+					a.Y = 0.6
 				}
-				a = a.add(vec{-4 * math.Sin(math.Pi*t), 0})
 				if k > 0 {
 					s.capsule(prev, a, 1.3, paint.Accent)
 				}
