@@ -234,6 +234,25 @@ func (d Demo) staticProps(b *body) statics {
 			seat := vec{b.hip.X - 1, b.hip.Y - torsoW/2}
 			crank := vec{b.hip.X + 8, 18}
 			bar := b.arm.end
+			if p := d.place("bike", place{}); p.At != "" {
+				// a recumbent: the crank where the template places it,
+				// a backrest along the torso, the handles at the hands
+				crank = anchor(b, p)
+				back := b.shoulder.sub(b.hip)
+				n := vec{back.Y, -back.X}.mul(torsoW / 2 / math.Max(1, back.lenv()))
+				if n.X > 0 {
+					n = n.mul(-1)
+				}
+				s.capsule(b.hip.add(n).add(back.mul(0.1)), b.hip.add(n).add(back.mul(0.85)), 3.4, paint.Iron)
+				s.rect(seat.X-12, seat.Y-3, seat.X+9, seat.Y, paint.Iron)
+				s.capsule(vec{seat.X, seat.Y - 2}, vec{seat.X, 3}, 3.2, paint.Frame)
+				s.capsule(vec{seat.X, 8}, crank, 3.2, paint.Frame)
+				s.capsule(vec{bar.X, bar.Y - 3}, vec{bar.X, seat.Y - 3}, 2.4, paint.Frame)
+				s.rect(seat.X-22, 0, crank.X+12, 3, paint.Frame)
+				s.ring(crank, 9, 7, paint.Frame)
+				s.circle(bar, 2.6, paint.Iron)
+				continue
+			}
 			s.rect(seat.X-8, seat.Y-3, seat.X+7, seat.Y, paint.Iron)
 			s.capsule(vec{seat.X, seat.Y - 2}, crank, 3.2, paint.Frame)
 			s.capsule(crank, vec{bar.X - 3, bar.Y - 3}, 3.2, paint.Frame)
