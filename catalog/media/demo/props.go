@@ -134,6 +134,11 @@ func (d Demo) staticProps(b *body) statics {
 				st.ballR = math.Max(9, (forearmMid(b.arm).Y-foreArmW/2)/2)
 				continue
 			}
+			if d.tmpl != nil && d.tmpl.Hook == "hip" {
+				// behind the lower back, against a wall: it rolls with it
+				st.ballR = orDefault(d.place("ball", place{}).W, 15)
+				continue
+			}
 			p := d.place("ball", place{At: "seat"})
 			a := anchor(b, p)
 			r := orDefault(p.W, math.Max(9, math.Min(18, a.Y/2)))
@@ -526,9 +531,13 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	forearm := func(l limb) vec { return dir(l.a2) }
 	hook, hook2 := d.hooks(b)
 	elbowBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "elbow"
+	backBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "hip"
 	far := func() {
 		if elbowBall { // behind the figure, the forearms resting on it
 			s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
+		}
+		if backBall { // between the lower back and the wall behind it
+			s.circle(hook.add(vec{-torsoW/2 - st.ballR, 10}), st.ballR, paint.Accent)
 		}
 		// straps and bar plates hang behind the figure so the tinted
 		// muscles stay visible
@@ -591,7 +600,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			s.circle(c, 9, paint.Iron)
 			s.circle(c, 2, paint.Frame)
 		case "stability ball":
-			if st.ballR > 0 && !elbowBall {
+			if st.ballR > 0 && !elbowBall && !backBall {
 				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
 			}
 		case "tyre":
