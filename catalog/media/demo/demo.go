@@ -62,11 +62,11 @@ func theLibrary() *library {
 	return lib
 }
 
-// normalise lower-cases s and turns hyphens and slashes into spaces.
-// separators become spaces in a normalised name (built once: matching
-// the rules against every record normalises many phrases)
+// separators are what a normalised name turns into spaces (built once:
+// matching the rules against every record normalises many phrases).
 var separators = strings.NewReplacer("-", " ", "/", " ", "'", "")
 
+// normalise lower-cases s and turns hyphens and slashes into spaces.
 func normalise(s string) string {
 	s = strings.ToLower(s)
 	s = separators.Replace(s)
