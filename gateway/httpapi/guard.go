@@ -117,7 +117,7 @@ func (a *api) authenticate(c *gin.Context, st *state) error {
 		a.metrics.authFailures.WithLabelValues(reason).Inc()
 		return apierror.New(http.StatusUnauthorized, "%s", msg)
 	}
-	if wait, blocked := a.Failures.Fail(c, c.ClientIP()); blocked {
+	if wait, blocked := a.Failures.Fail(c, st.clientIP(c)); blocked {
 		a.metrics.authFailures.WithLabelValues("blocked").Inc()
 		e := apierror.New(http.StatusTooManyRequests, "Too many failed authentications from your address; retry in %s.", seconds(wait))
 		e.RetryAfter = wait

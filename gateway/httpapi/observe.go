@@ -35,6 +35,7 @@ type state struct {
 	// unmatched: the router matched a route that the path does not spell
 	// exactly (see exactPath).
 	unmatched bool
+	client    string // see clientIP
 }
 
 // stateWriter is a request's response writer with its state: one
@@ -50,6 +51,15 @@ func stateOf(c *gin.Context) *state {
 		return &w.state
 	}
 	return &state{} // not reached: requestID runs first
+}
+
+// clientIP returns the client's address, weighing the trusted proxies
+// (gin's ClientIP), worked out once for the throttles and the access log.
+func (st *state) clientIP(c *gin.Context) string {
+	if st.client == "" {
+		st.client = c.ClientIP()
+	}
+	return st.client
 }
 
 func (st *state) productName() string {
@@ -211,7 +221,8 @@ func newMetrics(reg prometheus.Registerer, cache *respcache.Cache, media *byteca
 func (a *api) observe(c *gin.Context) {
 	start := time.Now()
 	c.Next()
-	elapsed := time.Since(start)
+	end := time.Now()
+	elapsed := end.Sub(start)
 	st := stateOf(c)
 	route := c.FullPath()
 	if route == "" || st.unmatched {
@@ -239,6 +250,7 @@ func (a *api) observe(c *gin.Context) {
 		Product:  product,
 		KeyID:    st.key.ID,
 		Plan:     planName,
-		Client:   c.ClientIP(),
+		Client:   st.clientIP(c),
+		End:      end,
 	})
 }

@@ -38,7 +38,7 @@ func (a *api) throttleAddress(c *gin.Context) {
 	if a.FreeAddrs == nil {
 		return
 	}
-	wait, ok := a.FreeAddrs.Allow(limit.AddrGroup(c.ClientIP()))
+	wait, ok := a.FreeAddrs.Allow(limit.AddrGroup(stateOf(c).clientIP(c)))
 	if ok {
 		return
 	}

@@ -1,0 +1,114 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/exercisedb/exercisedb/gateway/catalogclient"
+	"github.com/exercisedb/exercisedb/gateway/config"
+	"github.com/exercisedb/exercisedb/gateway/httpapi"
+	"github.com/exercisedb/exercisedb/gateway/keys"
+	"github.com/exercisedb/exercisedb/gateway/limit"
+	"github.com/exercisedb/exercisedb/gateway/medialink"
+	"github.com/exercisedb/exercisedb/gateway/plan"
+	"github.com/exercisedb/exercisedb/pkg/logging"
+)
+
+// mediaCatalog is a catalog whose every media file is gif.
+type mediaCatalog struct {
+	fakeCatalog
+	gif []byte
+}
+
+func (m *mediaCatalog) Media(context.Context, string, medialink.Ref, time.Duration) (catalogclient.MediaFile, error) {
+	return catalogclient.MediaFile{Content: m.gif, ContentType: "image/gif"}, nil
+}
+
+// discard is a ResponseWriter that keeps nothing: what the handler costs
+// without the connection.
+type discard struct {
+	h      http.Header
+	status int
+}
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discard) WriteHeader(status int)      { d.status = status }
+
+// BenchmarkMedia serves a cached 360 pixel GIF through the whole public
+// handler, as deployed (access log, metrics, the per-address throttle),
+// and, as the reference, bare gin serving the same bytes: the difference
+// is what the gateway adds to a media request besides the connection.
+func BenchmarkMedia(b *testing.B) {
+	gif := bytes.Repeat([]byte{'G'}, 12<<10)
+	cfg, err := config.Parse([]byte(`products:
+  - name: exercisedb
+    hosts: [`+testHost+`]
+    media: {kind: gif}
+    plans:
+      All:
+        operations: ["*"]
+`), func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	products, err := plan.NewTable(cfg.Products)
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := keys.NewSet([]keys.Stored{{Key: keys.Key{ID: "key_test", Products: map[string]string{"exercisedb": "All"}}, Hash: keys.Hash(testKey)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	signer := medialink.NewSigner([]byte("bench secret"), "")
+	buf := logging.NewBuffer(io.Discard, logging.FlushInterval)
+	b.Cleanup(func() { buf.Close() })
+	h, err := httpapi.New(httpapi.Deps{
+		Products:  products,
+		Keys:      func() *keys.Set { return set },
+		Limits:    limit.NewMemory(nil),
+		Failures:  limit.NewFailures(limit.Rate{Requests: 3, Per: time.Minute, Burst: 3}, nil),
+		Catalog:   &mediaCatalog{gif: gif},
+		Log:       slog.New(slog.DiscardHandler),
+		AccessLog: logging.NewLines(logging.New(buf, "json", slog.LevelInfo), buf, "json"),
+		Metrics:   prometheus.NewRegistry(),
+		Media: httpapi.MediaDeps{Signer: signer,
+			Cache: httpapi.NewMediaCache(100, 1<<20), Timeout: time.Second},
+		FreeAddrs: limit.NewThrottle(limit.Rate{Requests: 10_000_000, Per: time.Second, Burst: 10_000_000}, limit.MaxFailureAddrs, nil),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := signer.URL("", medialink.Ref{Key: "exercises/0001", Digest: "00112233aabbccdd", File: "360.gif"})
+
+	serve := func(b *testing.B, h http.Handler, path string) {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.RemoteAddr = "192.0.2.1:50000"
+		w := &discard{h: http.Header{}}
+		if h.ServeHTTP(w, req); w.status != http.StatusOK {
+			b.Fatalf("GET %s: %d", path, w.status)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		}
+	}
+	b.Run("gateway", func(b *testing.B) { serve(b, h, path) })
+	b.Run("gin", func(b *testing.B) {
+		gin.SetMode(gin.ReleaseMode)
+		e := gin.New()
+		e.GET("/*path", func(c *gin.Context) { c.Data(http.StatusOK, "image/gif", gif) })
+		serve(b, e, path)
+	})
+}
