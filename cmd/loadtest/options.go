@@ -47,6 +47,9 @@ type options struct {
 	// The hidden reference server mode: this binary re-executed by itself.
 	serveReference string // address to serve on
 	referenceBody  string // file holding the body to serve
+	// referenceHeader is a file of the headers to answer with, in wire
+	// format; none means a JSON page's Content-Type alone.
+	referenceHeader string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -70,6 +73,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the mix and of the cache-off order")
 	fs.StringVar(&o.serveReference, "serve-reference", "", "internal: serve the reference page on this `address`")
 	fs.StringVar(&o.referenceBody, "reference-body", "", "internal: `file` of the reference page")
+	fs.StringVar(&o.referenceHeader, "reference-header", "", "internal: `file` of the reference page's headers")
 	if err := fs.Parse(args); err != nil {
 		return o, errUsage
 	}

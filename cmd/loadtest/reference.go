@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"time"
@@ -17,20 +19,27 @@ import (
 
 // serveReference is the hidden -serve-reference mode: gin in release mode
 // answering GET with a fixed, pre-encoded body (a listing page of the
-// gateway, so the same size and shape), with the gateway's server
-// timeouts. It is the most a gin server can do per request on this
-// machine: the ceiling the gateway's figures are compared with.
-func serveReference(ctx context.Context, addr, bodyPath string) error {
+// gateway, so the same size and shape, or a media file), with the
+// gateway's server timeouts, and with the headers of headerPath if not
+// empty. It is the most a gin server can do per request on this machine:
+// the ceiling the gateway's figures are compared with.
+func serveReference(ctx context.Context, addr, bodyPath, headerPath string) error {
 	body, err := os.ReadFile(bodyPath)
 	if err != nil {
 		return err
+	}
+	header := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
+	if headerPath != "" {
+		if header, err = readHeader(headerPath); err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           referenceHandler(body),
+		Handler:           referenceHandler(body, header),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -49,20 +58,56 @@ func serveReference(ctx context.Context, addr, bodyPath string) error {
 	return nil
 }
 
-// referenceHandler answers GET and HEAD of any path with body.
-func referenceHandler(body []byte) http.Handler {
+// referenceHandler answers GET and HEAD of any path with body and header,
+// whose Content-Type it must hold.
+func referenceHandler(body []byte, header http.Header) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
-	h := func(c *gin.Context) { c.Data(http.StatusOK, "application/json; charset=utf-8", body) }
+	contentType := header.Get("Content-Type")
+	others := header.Clone()
+	others.Del("Content-Type")
+	h := func(c *gin.Context) {
+		w := c.Writer.Header()
+		for k, v := range others {
+			w[k] = v
+		}
+		c.Data(http.StatusOK, contentType, body)
+	}
 	e.GET("/*path", h)
 	e.HEAD("/*path", h)
 	return e
 }
 
-// startReference writes body to dir and runs this binary in its
-// -serve-reference mode on the given cores, as the server name, returning
-// the server and its base URL once it answers with body.
-func startReference(ctx context.Context, dir, name, cpus string, body []byte) (*server, string, error) {
+// headerFile returns h in wire format, as readHeader reads it.
+func headerFile(h http.Header) []byte {
+	var b bytes.Buffer
+	_ = h.Write(&b)
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
+
+// readHeader reads a file of headers in wire format.
+func readHeader(path string) (http.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := textproto.NewReader(bufio.NewReader(f)).ReadMIMEHeader()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if h.Get("Content-Type") == "" {
+		return nil, fmt.Errorf("%s: no Content-Type", path)
+	}
+	return http.Header(h), nil
+}
+
+// startReference writes body (and header, if not nil) to dir and runs
+// this binary in its -serve-reference mode on the given cores, as the
+// server name, returning the server and its base URL once it answers
+// with body.
+func startReference(ctx context.Context, dir, name, cpus string, body []byte, header http.Header) (*server, string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, "", err
@@ -71,6 +116,14 @@ func startReference(ctx context.Context, dir, name, cpus string, body []byte) (*
 	if err := os.WriteFile(bodyPath, body, 0o644); err != nil {
 		return nil, "", err
 	}
+	args := []string{"-reference-body", bodyPath}
+	if header != nil {
+		headerPath := filepath.Join(dir, name+".header")
+		if err := os.WriteFile(headerPath, headerFile(header), 0o644); err != nil {
+			return nil, "", err
+		}
+		args = append(args, "-reference-header", headerPath)
+	}
 	var errs []error
 	for range 3 { // another process may take the free port first
 		addrs, err := freeAddrs(1)
@@ -78,7 +131,7 @@ func startReference(ctx context.Context, dir, name, cpus string, body []byte) (*
 			return nil, "", err
 		}
 		srv, err := startServer(name, filepath.Join(dir, name+".log"), cpus, self,
-			"-serve-reference", addrs[0], "-reference-body", bodyPath)
+			append([]string{"-serve-reference", addrs[0]}, args...)...)
 		if err != nil {
 			return nil, "", err
 		}

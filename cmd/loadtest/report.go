@@ -28,7 +28,8 @@ const (
 	// scenario's rate: the latency baseline of that scenario.
 	scenarioReferenceHalfRate = "reference-half-rate"
 	// scenarioMedia is a cached 360 pixel GIF from the gateway's /media,
-	// and scenarioMediaReference gin serving the same bytes.
+	// and scenarioMediaReference gin serving the same response: its
+	// bytes and headers.
 	scenarioMedia          = "media"
 	scenarioMediaReference = "media-reference"
 	// scenarioQuiet is a Pro key's listings that reach the catalog at
@@ -331,7 +332,7 @@ func (r *report) evaluate() {
 	}
 	r.Targets = append(r.Targets, gz)
 
-	media := targetResult{Name: fmt.Sprintf("360 px GIF from /media, cached ≥ %.2g × gin serving the same bytes", targetMediaRatio), Result: "NOT RUN", Figure: "–"}
+	media := targetResult{Name: fmt.Sprintf("360 px GIF from /media, cached ≥ %.2g × gin serving the same response", targetMediaRatio), Result: "NOT RUN", Figure: "–"}
 	if s, ok := r.scenario(scenarioMedia); ok && s.RPS > 0 {
 		if g, ok := r.scenario(scenarioMediaReference); ok && g.RPS > 0 {
 			rps, cpu := s.RPS/g.RPS, 0.0

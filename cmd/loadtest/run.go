@@ -24,7 +24,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.serveReference != "" {
-		return serveReference(ctx, o.serveReference, o.referenceBody)
+		return serveReference(ctx, o.serveReference, o.referenceBody, o.referenceHeader)
 	}
 	if o.pin {
 		if err := pinSelf(o.loadCPUs, args); err != nil {
@@ -192,7 +192,7 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 	// 1. The reference, alone on the servers' core (the system idles).
 	// It stays up, idle, for scenario 6.
 	progress("starting the reference server")
-	ref, refURL, err := startReference(ctx, dir, "reference", serverCPUs, page)
+	ref, refURL, err := startReference(ctx, dir, "reference", serverCPUs, page, nil)
 	if err != nil {
 		return fmt.Errorf("reference server: %w", err)
 	}
@@ -226,18 +226,20 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 
 	// 2c. A media file, cached: the 360 pixel GIF of the first exercise
 	// (fetched once first, so drawn and cached), against gin serving the
-	// same bytes.
-	gif, gifURL, err := mediaFile(ctx, sys.gatewayURL, megaHeaders[0])
+	// same response: the GIF's bytes with the headers a media file needs
+	// (its type, ETag, Cache-Control, nosniff, Accept-Ranges) and a
+	// request id, as the gateway sends them.
+	gif, gifHeader, gifURL, err := mediaFile(ctx, sys.gatewayURL, megaHeaders[0])
 	if err != nil {
 		return fmt.Errorf("media: %w", err)
 	}
 	rep.MediaBytes = len(gif)
-	refMedia, refMediaURL, err := startReference(ctx, dir, "reference-media", serverCPUs, gif)
+	refMedia, refMediaURL, err := startReference(ctx, dir, "reference-media", serverCPUs, gif, gifHeader)
 	if err != nil {
 		return fmt.Errorf("media reference server: %w", err)
 	}
 	defer refMedia.stop(10 * time.Second)
-	res, err = m.scenario(ctx, scenarioMediaReference, "reference: gin, the same GIF's bytes", load{requests: []request{{URL: refMediaURL + "/media.gif"}}}, []watch{{name: "reference-media", srv: refMedia}})
+	res, err = m.scenario(ctx, scenarioMediaReference, "reference: gin, the same GIF's response (headers and bytes)", load{requests: []request{{URL: refMediaURL + "/media.gif"}}}, []watch{{name: "reference-media", srv: refMedia}})
 	if err != nil {
 		return err
 	}
@@ -346,22 +348,28 @@ func loadTest(ctx context.Context, o options, args []string, stdout, stderr io.W
 
 // fetch returns the body of a GET.
 func fetch(ctx context.Context, url string) (string, error) {
+	b, _, err := fetchResponse(ctx, url)
+	return string(b), err
+}
+
+// fetchResponse is fetch returning the response's headers too.
+func fetchResponse(ctx context.Context, url string) ([]byte, http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return "", err
+		return nil, http.Header{}, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", err
+		return nil, http.Header{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err == nil && resp.StatusCode != http.StatusOK {
 		err = fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	return string(b), err
+	return b, resp.Header, err
 }
 
 // distinct returns the requests once each (same URL and same key and
@@ -453,16 +461,17 @@ func onlineCPUs() int {
 
 // mediaFile finds the 360 pixel GIF of the first exercise of the gateway
 // at base (its media, asked for with key), fetches it once, so that it is
-// drawn and cached, and returns its bytes and URL.
-func mediaFile(ctx context.Context, base string, key http.Header) ([]byte, string, error) {
+// drawn and cached, and returns its bytes, the headers it came with (but
+// the date and length, which every server writes) and its URL.
+func mediaFile(ctx context.Context, base string, key http.Header) ([]byte, http.Header, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+pathExercises+"?limit=1&include=media", nil)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	req.Header = key.Clone()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	defer resp.Body.Close()
 	var page struct {
@@ -477,13 +486,15 @@ func mediaFile(ctx context.Context, base string, key http.Header) ([]byte, strin
 		}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || resp.StatusCode != http.StatusOK || len(page.Data) == 0 {
-		return nil, "", fmt.Errorf("listing with include=media: %s, %v", resp.Status, err)
+		return nil, nil, "", fmt.Errorf("listing with include=media: %s, %v", resp.Status, err)
 	}
 	for _, r := range page.Data[0].Media.Renditions {
 		if r.Height == 360 && r.Type == "image/gif" {
-			gif, err := fetch(ctx, r.URL)
-			return []byte(gif), r.URL, err
+			gif, header, err := fetchResponse(ctx, r.URL)
+			header.Del("Date")
+			header.Del("Content-Length")
+			return gif, header, r.URL, err
 		}
 	}
-	return nil, "", fmt.Errorf("the first exercise has no 360 pixel GIF in %+v", page.Data[0].Media)
+	return nil, nil, "", fmt.Errorf("the first exercise has no 360 pixel GIF in %+v", page.Data[0].Media)
 }
