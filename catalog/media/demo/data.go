@@ -291,7 +291,7 @@ func (l *library) check() error {
 }
 
 var propKinds = map[string]bool{
-	"bench": true, "box": true, "ball": true, "cable": true, "band": true, "bar": true,
+	"bench": true, "box": true, "box2": true, "ball": true, "cable": true, "band": true, "bar": true,
 	"machine": true, "roller": true, "rings": true, "station": true, "landmine": true,
 	"sled": true, "rope": true, "wall": true, "strap": true, "pole": true,
 	"plate": true, "tyre": true, "stairs": true, "seat": true, "pad": true,

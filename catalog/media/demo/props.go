@@ -123,6 +123,15 @@ func (d Demo) staticProps(b *body) statics {
 			}
 			s.rect(a.X-w/2, 0, a.X+w/2, h, paint.Frame)
 			s.rect(a.X-w/2, h-1.5, a.X+w/2, h, paint.Iron)
+			// a second box: dropped from one, jumped onto the other
+			if d.tmpl != nil {
+				if p2, ok := d.tmpl.Props["box2"]; ok {
+					a2 := anchor(b, p2)
+					w2, h2 := orDefault(p2.W, 26), orDefault(p2.H, 24)
+					s.rect(a2.X-w2/2, 0, a2.X+w2/2, h2, paint.Frame)
+					s.rect(a2.X-w2/2, h2-1.5, a2.X+w2/2, h2, paint.Iron)
+				}
+			}
 		case "stability ball":
 			if d.tmpl != nil && d.tmpl.Hook == "ankle" {
 				// under the heels: it rolls with them
