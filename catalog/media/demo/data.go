@@ -295,7 +295,7 @@ var propKinds = map[string]bool{
 	"machine": true, "roller": true, "rings": true, "station": true, "landmine": true,
 	"sled": true, "rope": true, "wall": true, "strap": true, "pole": true,
 	"plate": true, "tyre": true, "stairs": true, "seat": true, "pad": true,
-	"bike": true,
+	"bike": true, "sandbag": true,
 }
 
 func checkProp(k string, p place) error {

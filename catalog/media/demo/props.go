@@ -341,6 +341,17 @@ func (d Demo) floorBall() bool {
 	return ok
 }
 
+// floorSandbag reports whether the sandbag lies on the floor in front of
+// the near hand, held by a handle (side view), where the template places
+// a `sandbag`, rather than in the hands.
+func (d Demo) floorSandbag() bool {
+	if d.tmpl == nil || d.front() || !d.hasEquip("sandbag") {
+		return false
+	}
+	_, ok := d.tmpl.Props["sandbag"]
+	return ok
+}
+
 // floorBar reports whether the barbell lies on the floor where the
 // template places a `bar` (a side view without a pull-up bar) rather than
 // in the hands.
@@ -576,9 +587,14 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			}
 		}
 	}
+	if d.floorSandbag() { // dragged along the floor by its handles
+		h := b.arm.tip
+		s.capsule(vec{h.X + 5, 7}, vec{h.X + 24, 7}, 7, paint.Frame)
+		s.capsule(h, vec{h.X + 6, 12}, 1.4, paint.Iron)
+	}
 	figure(&s, b, d.tint, far)
 	for _, e := range d.equip {
-		if !behind[e] && (e != "medicine ball" || !d.floorBall()) {
+		if !behind[e] && (e != "medicine ball" || !d.floorBall()) && (e != "sandbag" || !d.floorSandbag()) {
 			held(&s, e, b.arm.tip, forearm(b.arm), true)
 		}
 		if e == "trap bar" {
