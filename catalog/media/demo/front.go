@@ -189,6 +189,20 @@ func frontLowest(b *body) float64 {
 	return bb.y0
 }
 
+// soleFeet turns the feet of a front view's legs pointing at the viewer
+// sole on, toes up from the ankle, each turned by its an (an2) towards
+// the midline: an ankle inversion, negative an eversion.
+func (b *body) soleFeet(p pose) {
+	for i, l := range []*limb{&b.leg, &b.leg2} {
+		s, an := 1.0, p[fAn]
+		if i == 1 {
+			s, an = -1, p[fAn2]
+		}
+		l.heel = l.end.add(vec{0, 1})
+		l.tip = l.end.add(dir(180 + s*an).mul(footLen))
+	}
+}
+
 func (d Demo) front() bool {
 	return d.tmpl != nil && (d.tmpl.View == "front" || d.tmpl.View == "end")
 }
@@ -439,6 +453,9 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	switch d.tmpl.Hook {
 	case "ankle":
 		hook = b.leg.end
+		if d.tmpl.Feet == "sole" { // the band loops the forefoot
+			hook = b.leg.end.lerp(b.leg.tip, 0.6)
+		}
 	case "head":
 		hook = b.head
 	case "hip":
@@ -515,7 +532,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	if d.hasEquip("resistance band") && d.place("band", place{}).At == "hands" { // stretched between the hands, in front
 		s.capsule(b.arm.tip, b.arm2.tip, 1.5, paint.Accent)
 	}
-	if d.tmpl.Hook == "ankle" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
+	if d.tmpl.Hook == "ankle" && d.tmpl.Feet != "sole" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
 		s.ring(hook, 3.4, 2, paint.Iron)
 	}
 	if rope && !ropeBehind {
