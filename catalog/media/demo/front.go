@@ -522,6 +522,10 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			}
 		}
 	}
+	if d.hasEquip("sandbag") && d.place("sandbag", place{}).At == "hands" { // held across between the hands
+		c := b.arm.tip.lerp(b.arm2.tip, 0.5)
+		s.capsule(c.add(vec{-9, 0}), c.add(vec{9, 0}), 10, paint.Frame)
+	}
 	if d.hasEquip("medicine ball") { // held between the hands, or in the near one
 		c := b.arm.tip
 		if !d.single {
