@@ -418,6 +418,11 @@ func (d Demo) frontStatics(b *body) statics {
 		}
 		s.poly(paint.Accent, pts...)
 	}
+	if d.floorBar() { // lying on the floor beside the figure, seen end on
+		a := anchor(b, d.tmpl.Props["bar"])
+		s.circle(vec{a.X, 10}, 10, paint.Iron)
+		s.circle(vec{a.X, 10}, 2, paint.Frame)
+	}
 	if p, ok := d.tmpl.Props["bar"]; ok && d.hasEquip("pull-up bar") {
 		// seen from the front the bar runs across, level through both hands
 		y := anchor(b, p).Y
@@ -482,7 +487,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			}
 		}
 	}
-	if d.frontBar() != "" && !st.landmine { // a bar held in both hands, seen end to end through them
+	if d.frontBar() != "" && !st.landmine && !d.floorBar() { // a bar held in both hands, seen end to end through them
 		l, r := b.arm2.tip, b.arm.tip
 		if l.X > r.X {
 			l, r = r, l

@@ -353,10 +353,10 @@ func (d Demo) floorSandbag() bool {
 }
 
 // floorBar reports whether the barbell lies on the floor where the
-// template places a `bar` (a side view without a pull-up bar) rather than
-// in the hands.
+// template places a `bar` (without a pull-up bar, in the side or front
+// view) rather than in the hands.
 func (d Demo) floorBar() bool {
-	if d.tmpl == nil || d.front() || !d.hasEquip("barbell") || d.hasEquip("pull-up bar") {
+	if d.tmpl == nil || d.tmpl.View == "end" || !d.hasEquip("barbell") || d.hasEquip("pull-up bar") {
 		return false
 	}
 	_, ok := d.tmpl.Props["bar"]
