@@ -53,6 +53,10 @@ type template struct {
 	// Pair adds a second cable stack mirrored on the far side, its cable
 	// to the far hand (a front view's crossover).
 	Pair bool `yaml:"pair"`
+	// Feet "sole" (front view) draws the feet sole on with the toes up,
+	// for straight legs pointing at the viewer (a long sit), an and an2
+	// turning them about the ankle towards the midline (inversion).
+	Feet string `yaml:"feet"`
 	// Alternate lists limbs ("arms", "legs") whose far side runs half a loop behind.
 	Alternate []string             `yaml:"alternate"`
 	Props     map[string]place     `yaml:"props"`
@@ -291,11 +295,11 @@ func (l *library) check() error {
 }
 
 var propKinds = map[string]bool{
-	"bench": true, "box": true, "ball": true, "cable": true, "band": true, "bar": true,
+	"bench": true, "box": true, "box2": true, "ball": true, "cable": true, "band": true, "bar": true,
 	"machine": true, "roller": true, "rings": true, "station": true, "landmine": true,
 	"sled": true, "rope": true, "wall": true, "strap": true, "pole": true,
 	"plate": true, "tyre": true, "stairs": true, "seat": true, "pad": true,
-	"bike": true,
+	"bike": true, "sandbag": true,
 }
 
 func checkProp(k string, p place) error {
@@ -334,6 +338,9 @@ func (l *library) compile(t *template) error {
 	}
 	if t.View != "" && t.View != "side" && t.View != "front" && t.View != "end" {
 		return fmt.Errorf("view %q (want side, front or end)", t.View)
+	}
+	if t.Feet != "" && (t.Feet != "sole" || t.View != "front") {
+		return fmt.Errorf("feet %q (want sole, front view only)", t.Feet)
 	}
 	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" && t.Hook != "hip" && t.Hook != "elbow" {
 		return fmt.Errorf("hook %q (want wrist, ankle, head, hip or elbow)", t.Hook)

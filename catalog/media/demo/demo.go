@@ -409,6 +409,9 @@ func (d Demo) bodies() []body {
 		}
 		if d.front() {
 			b = pose2front(p, d.tmpl.View == "end")
+			if d.tmpl.Feet == "sole" {
+				b.soleFeet(p)
+			}
 		}
 		if pin == "" || i == 0 {
 			low := math.Min(b.lowest(), math.Min(b.arm.tip.Y, b.arm2.tip.Y)-hr)

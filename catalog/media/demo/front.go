@@ -189,6 +189,20 @@ func frontLowest(b *body) float64 {
 	return bb.y0
 }
 
+// soleFeet turns the feet of a front view's legs pointing at the viewer
+// sole on, toes up from the ankle, each turned by its an (an2) towards
+// the midline: an ankle inversion, negative an eversion.
+func (b *body) soleFeet(p pose) {
+	for i, l := range []*limb{&b.leg, &b.leg2} {
+		s, an := 1.0, p[fAn]
+		if i == 1 {
+			s, an = -1, p[fAn2]
+		}
+		l.heel = l.end.add(vec{0, 1})
+		l.tip = l.end.add(dir(180 + s*an).mul(footLen))
+	}
+}
+
 func (d Demo) front() bool {
 	return d.tmpl != nil && (d.tmpl.View == "front" || d.tmpl.View == "end")
 }
@@ -404,6 +418,11 @@ func (d Demo) frontStatics(b *body) statics {
 		}
 		s.poly(paint.Accent, pts...)
 	}
+	if d.floorBar() { // lying on the floor beside the figure, seen end on
+		a := anchor(b, d.tmpl.Props["bar"])
+		s.circle(vec{a.X, 10}, 10, paint.Iron)
+		s.circle(vec{a.X, 10}, 2, paint.Frame)
+	}
 	if p, ok := d.tmpl.Props["bar"]; ok && d.hasEquip("pull-up bar") {
 		// seen from the front the bar runs across, level through both hands
 		y := anchor(b, p).Y
@@ -439,6 +458,9 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	switch d.tmpl.Hook {
 	case "ankle":
 		hook = b.leg.end
+		if d.tmpl.Feet == "sole" { // the band loops the forefoot
+			hook = b.leg.end.lerp(b.leg.tip, 0.6)
+		}
 	case "head":
 		hook = b.head
 	case "hip":
@@ -465,7 +487,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			}
 		}
 	}
-	if d.frontBar() != "" && !st.landmine { // a bar held in both hands, seen end to end through them
+	if d.frontBar() != "" && !st.landmine && !d.floorBar() { // a bar held in both hands, seen end to end through them
 		l, r := b.arm2.tip, b.arm.tip
 		if l.X > r.X {
 			l, r = r, l
@@ -505,6 +527,10 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			}
 		}
 	}
+	if d.hasEquip("sandbag") && d.place("sandbag", place{}).At == "hands" { // held across between the hands
+		c := b.arm.tip.lerp(b.arm2.tip, 0.5)
+		s.capsule(c.add(vec{-9, 0}), c.add(vec{9, 0}), 10, paint.Frame)
+	}
 	if d.hasEquip("medicine ball") { // held between the hands, or in the near one
 		c := b.arm.tip
 		if !d.single {
@@ -515,7 +541,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	if d.hasEquip("resistance band") && d.place("band", place{}).At == "hands" { // stretched between the hands, in front
 		s.capsule(b.arm.tip, b.arm2.tip, 1.5, paint.Accent)
 	}
-	if d.tmpl.Hook == "ankle" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
+	if d.tmpl.Hook == "ankle" && d.tmpl.Feet != "sole" && (d.hasEquip("cable") || d.hasEquip("resistance band")) {
 		s.ring(hook, 3.4, 2, paint.Iron)
 	}
 	if rope && !ropeBehind {

@@ -123,6 +123,15 @@ func (d Demo) staticProps(b *body) statics {
 			}
 			s.rect(a.X-w/2, 0, a.X+w/2, h, paint.Frame)
 			s.rect(a.X-w/2, h-1.5, a.X+w/2, h, paint.Iron)
+			// a second box: dropped from one, jumped onto the other
+			if d.tmpl != nil {
+				if p2, ok := d.tmpl.Props["box2"]; ok {
+					a2 := anchor(b, p2)
+					w2, h2 := orDefault(p2.W, 26), orDefault(p2.H, 24)
+					s.rect(a2.X-w2/2, 0, a2.X+w2/2, h2, paint.Frame)
+					s.rect(a2.X-w2/2, h2-1.5, a2.X+w2/2, h2, paint.Iron)
+				}
+			}
 		case "stability ball":
 			if d.tmpl != nil && d.tmpl.Hook == "ankle" {
 				// under the heels: it rolls with them
@@ -332,11 +341,22 @@ func (d Demo) floorBall() bool {
 	return ok
 }
 
+// floorSandbag reports whether the sandbag lies on the floor in front of
+// the near hand, held by a handle (side view), where the template places
+// a `sandbag`, rather than in the hands.
+func (d Demo) floorSandbag() bool {
+	if d.tmpl == nil || d.front() || !d.hasEquip("sandbag") {
+		return false
+	}
+	_, ok := d.tmpl.Props["sandbag"]
+	return ok
+}
+
 // floorBar reports whether the barbell lies on the floor where the
-// template places a `bar` (a side view without a pull-up bar) rather than
-// in the hands.
+// template places a `bar` (without a pull-up bar, in the side or front
+// view) rather than in the hands.
 func (d Demo) floorBar() bool {
-	if d.tmpl == nil || d.front() || !d.hasEquip("barbell") || d.hasEquip("pull-up bar") {
+	if d.tmpl == nil || d.tmpl.View == "end" || !d.hasEquip("barbell") || d.hasEquip("pull-up bar") {
 		return false
 	}
 	_, ok := d.tmpl.Props["bar"]
@@ -567,9 +587,14 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			}
 		}
 	}
+	if d.floorSandbag() { // dragged along the floor by its handles
+		h := b.arm.tip
+		s.capsule(vec{h.X + 5, 7}, vec{h.X + 24, 7}, 7, paint.Frame)
+		s.capsule(h, vec{h.X + 6, 12}, 1.4, paint.Iron)
+	}
 	figure(&s, b, d.tint, far)
 	for _, e := range d.equip {
-		if !behind[e] && (e != "medicine ball" || !d.floorBall()) {
+		if !behind[e] && (e != "medicine ball" || !d.floorBall()) && (e != "sandbag" || !d.floorSandbag()) {
 			held(&s, e, b.arm.tip, forearm(b.arm), true)
 		}
 		if e == "trap bar" {
