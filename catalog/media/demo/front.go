@@ -509,6 +509,9 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
 				held(&s, e, l.tip, dir(l.a2), true)
 			}
+			if e == "sandbag" && d.single { // gripped by its top in one hand (dragged along the floor under a plank)
+				s.capsule(l.tip.add(vec{-7, -6.7}), l.tip.add(vec{7, -6.7}), 10, paint.Frame)
+			}
 		}
 	}
 	if d.hasEquip("medicine ball") { // held between the hands, or in the near one

@@ -510,6 +510,10 @@ func (d Demo) heldRadius() float64 {
 			r = math.Max(r, 11.7)
 		case "dumbbell", "ab wheel":
 			r = math.Max(r, 5)
+		case "sandbag":
+			if d.front() && d.single { // gripped by its top in one hand
+				r = math.Max(r, 11.7)
+			}
 		}
 	}
 	return r
