@@ -47,8 +47,9 @@ type template struct {
 	// the pose is read in the frontal plane (see front.go).
 	View string `yaml:"view"`
 	// Hook is the joint the cable, band or straps pull: "wrist"
-	// (default), "ankle", "hip", "elbow" (the forearm's middle, side view)
-	// or (front view) "head".
+	// (default), "ankle", "hip", "elbow" (the forearm's middle, side view),
+	// "pass" (a stability ball handed between the hands and the feet, side
+	// view) or (front view) "head".
 	Hook string `yaml:"hook"`
 	// Pair adds a second cable stack mirrored on the far side, its cable
 	// to the far hand (a front view's crossover).
@@ -342,8 +343,8 @@ func (l *library) compile(t *template) error {
 	if t.Feet != "" && (t.Feet != "sole" || t.View != "front") {
 		return fmt.Errorf("feet %q (want sole, front view only)", t.Feet)
 	}
-	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" && t.Hook != "hip" && t.Hook != "elbow" {
-		return fmt.Errorf("hook %q (want wrist, ankle, head, hip or elbow)", t.Hook)
+	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" && t.Hook != "hip" && t.Hook != "elbow" && t.Hook != "pass" {
+		return fmt.Errorf("hook %q (want wrist, ankle, head, hip, elbow or pass)", t.Hook)
 	}
 	for _, f := range t.Fix {
 		if f != "hands" && f != "feet" && f != "hand" && f != "foot" {

@@ -414,9 +414,15 @@ func (d Demo) bodies() []body {
 			}
 		}
 		if pin == "" || i == 0 {
-			low := math.Min(b.lowest(), math.Min(b.arm.tip.Y, b.arm2.tip.Y)-hr)
+			// the held load reaches below the hands that hold it: the near
+			// one only when the far arm is free (a plank's support hand)
+			tip := math.Min(b.arm.tip.Y, b.arm2.tip.Y)
+			if d.single {
+				tip = b.arm.tip.Y
+			}
+			low := math.Min(b.lowest(), tip-hr)
 			if d.front() {
-				low = math.Min(frontLowest(&b), math.Min(b.arm.tip.Y, b.arm2.tip.Y)-hr)
+				low = math.Min(frontLowest(&b), tip-hr)
 			}
 			xj := b.leg.end
 			if d.front() {

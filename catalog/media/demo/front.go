@@ -163,13 +163,18 @@ func pose2end(p pose) body {
 
 // endFigure appends the figure seen from its feet to s: the shins and
 // knees nearest, then the torso end on with the head above it, the arms.
-func endFigure(s *scene, b *body, t tint) {
+// between, when set, draws what lies between the knees, in front of the
+// torso and behind the shins.
+func endFigure(s *scene, b *body, t tint, between func(*scene)) {
 	c := paint.Body
 	o := b.shoulder // the shoulders' line, placed
 	s.circle(b.head, headR, c)
 	s.capsule(o.add(vec{-shoulderHalf, 0}), o.add(vec{shoulderHalf, 0}), torsoW, c)
 	if col, ok := t["chest"]; ok {
 		s.capsule(o.add(vec{-shoulderHalf + 2, 3}), o.add(vec{shoulderHalf - 2, 3}), 4, col)
+	}
+	if between != nil {
+		between(s)
 	}
 	for _, l := range []limb{b.leg2, b.leg} {
 		s.capsule(l.mid, l.end, shankW, c)
@@ -183,7 +188,7 @@ func endFigure(s *scene, b *body, t tint) {
 // frontLowest is the lowest y of the front figure's outline.
 func frontLowest(b *body) float64 {
 	var s scene
-	frontFigure(&s, b, nil)
+	frontFigure(&s, b, nil, nil)
 	var bb box
 	s.bounds(&bb)
 	return bb.y0
@@ -244,10 +249,11 @@ func (t tint) frontTint(s *scene, seg string, a, b vec, w float64, out vec) {
 	}
 }
 
-// frontFigure appends the body seen from the front to s.
-func frontFigure(s *scene, b *body, t tint) {
+// frontFigure appends the body seen from the front to s; between draws
+// what lies between the knees of a figure seen from its feet.
+func frontFigure(s *scene, b *body, t tint, between func(*scene)) {
 	if b.end {
-		endFigure(s, b, t)
+		endFigure(s, b, t, between)
 		return
 	}
 	c := paint.Body
@@ -388,7 +394,7 @@ func (d Demo) frontStatics(b *body) statics {
 			// a side-lying body, only where the template places one
 			kind := map[string]string{"bench": "bench", "leverage machine": "machine", "stability ball": "ball", "plyo box": "box", "foam roller": "roller"}[e]
 			p, ok := d.tmpl.Props[kind]
-			if !ok {
+			if !ok || p.At == "knees" {
 				continue
 			}
 			a := anchor(b, p)
@@ -504,7 +510,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			s.poly(paint.Iron, a.sub(n.mul(9)), c.sub(n.mul(9)), c.add(n.mul(9)), a.add(n.mul(9)))
 		}
 	}
-	frontFigure(&s, b, d.tint)
+	frontFigure(&s, b, d.tint, d.betweenKnees(b))
 	if st.landmine { // the bar from its pivot to the hands, in front of the body
 		hand := b.arm.tip
 		if !d.single {
@@ -524,6 +530,9 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 		for _, e := range d.equip {
 			if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
 				held(&s, e, l.tip, dir(l.a2), true)
+			}
+			if e == "sandbag" && d.single { // gripped by its top in one hand (dragged along the floor under a plank)
+				s.capsule(l.tip.add(vec{-7, -6.7}), l.tip.add(vec{7, -6.7}), 10, paint.Frame)
 			}
 		}
 	}
@@ -620,4 +629,29 @@ func (d Demo) frontBar() string {
 		}
 	}
 	return ""
+}
+
+// betweenKnees draws a stability ball or foam roller the template places
+// `at: knees` of a figure seen from its feet, squeezed between the knees:
+// the ball w across (default the gap between the knees), the roller lying
+// across from knee to knee, w thick (default 8).
+func (d Demo) betweenKnees(b *body) func(*scene) {
+	if !b.end {
+		return nil
+	}
+	for _, k := range []struct{ kind, equip string }{{"ball", "stability ball"}, {"roller", "foam roller"}} {
+		p, ok := d.tmpl.Props[k.kind]
+		if !ok || p.At != "knees" || !d.hasEquip(k.equip) {
+			continue
+		}
+		l, r := b.leg2.mid, b.leg.mid
+		c := l.lerp(r, 0.5).add(vec{p.X, p.Y})
+		if k.kind == "ball" {
+			rad := orDefault(p.W, r.sub(l).lenv()) / 2
+			return func(s *scene) { s.circle(c, rad, paint.Accent) }
+		}
+		w := orDefault(p.W, 8)
+		return func(s *scene) { s.capsule(l.add(vec{p.X, p.Y}), r.add(vec{p.X, p.Y}), w, paint.Accent) }
+	}
+	return nil
 }

@@ -143,6 +143,11 @@ func (d Demo) staticProps(b *body) statics {
 				st.ballR = math.Max(9, (forearmMid(b.arm).Y-foreArmW/2)/2)
 				continue
 			}
+			if d.tmpl != nil && d.tmpl.Hook == "pass" {
+				// handed between the hands and the feet: it moves with them
+				st.ballR = orDefault(d.place("ball", place{}).W, 13)
+				continue
+			}
 			if d.tmpl != nil && d.tmpl.Hook == "hip" {
 				// behind the lower back, against a wall: it rolls with it
 				st.ballR = orDefault(d.place("ball", place{}).W, 15)
@@ -525,6 +530,10 @@ func (d Demo) heldRadius() float64 {
 			r = math.Max(r, 11.7)
 		case "dumbbell", "ab wheel":
 			r = math.Max(r, 5)
+		case "sandbag":
+			if d.front() && d.single { // gripped by its top in one hand
+				r = math.Max(r, 11.7)
+			}
 		}
 	}
 	return r
@@ -552,7 +561,14 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	hook, hook2 := d.hooks(b)
 	elbowBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "elbow"
 	backBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "hip"
+	passBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "pass"
+	u := float64(i) / float64(n)
 	far := func() {
+		if passBall { // between the near and far limbs: in the hands, handed to the feet about a quarter of the loop and back about three quarters
+			const d = 0.06 // half the hand-over
+			w := math.Max(0, math.Min(1, math.Min(u-0.25+d, 0.75+d-u)/(2*d)))
+			s.circle(b.arm.tip.lerp(b.leg.end, w), st.ballR, paint.Accent)
+		}
 		if elbowBall { // behind the figure, the forearms resting on it
 			s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
 		}
@@ -604,7 +620,6 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	s = append(s, st.pad...)
 	nearArm(&s, b, d.tint)
 	hand := b.arm.tip
-	u := float64(i) / float64(n)
 	for _, e := range d.equip {
 		switch e {
 		case "cable":
@@ -625,7 +640,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			s.circle(c, 9, paint.Iron)
 			s.circle(c, 2, paint.Frame)
 		case "stability ball":
-			if st.ballR > 0 && !elbowBall && !backBall {
+			if st.ballR > 0 && !elbowBall && !backBall && !passBall {
 				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
 			}
 		case "tyre":
