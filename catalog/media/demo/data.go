@@ -53,6 +53,9 @@ type template struct {
 	// Pair adds a second cable stack mirrored on the far side, its cable
 	// to the far hand (a front view's crossover).
 	Pair bool `yaml:"pair"`
+	// Free keeps the far arm's keyed pose under single: arm instead of
+	// resting it (the empty hand raised in a low windmill).
+	Free bool `yaml:"free"`
 	// Alternate lists limbs ("arms", "legs") whose far side runs half a loop behind.
 	Alternate []string             `yaml:"alternate"`
 	Props     map[string]place     `yaml:"props"`
