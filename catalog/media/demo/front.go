@@ -495,16 +495,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 		s.circle(c, 8, paint.Iron)
 		s.circle(c, 1.8, paint.Frame)
 	}
-	for i, l := range []limb{b.arm, b.arm2} {
-		if i == 1 && d.single {
-			break
-		}
-		for _, e := range d.equip {
-			if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
-				held(&s, e, l.tip, dir(l.a2), true)
-			}
-		}
-	}
+	d.frontHeld(&s, b)
 	if d.hasEquip("medicine ball") { // held between the hands, or in the near one
 		c := b.arm.tip
 		if !d.single {
@@ -594,4 +585,32 @@ func (d Demo) frontBar() string {
 		}
 	}
 	return ""
+}
+
+// frontHeld draws the dumbbells, kettlebells and weight plates the hands
+// hold. A plate placed at the hands is one plate held by its rim in both
+// (a bus driver): drawn face on between them, with the hands over it so
+// that its turn shows.
+func (d Demo) frontHeld(s *scene, b *body) {
+	if d.hasEquip("weight plate") && d.place("plate", place{}).At == "hands" {
+		l, r := b.arm.tip, b.arm2.tip
+		c := l.lerp(r, 0.5)
+		s.circle(c, math.Max(8.5, r.sub(l).lenv()/2), paint.Iron)
+		s.circle(c, 2, paint.Frame)
+		for _, h := range []vec{l, r} {
+			s.circle(h, handR+1.2, paint.Background)
+			s.circle(h, handR, paint.Body)
+		}
+		return
+	}
+	for i, l := range []limb{b.arm, b.arm2} {
+		if i == 1 && d.single {
+			break
+		}
+		for _, e := range d.equip {
+			if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
+				held(s, e, l.tip, dir(l.a2), true)
+			}
+		}
+	}
 }

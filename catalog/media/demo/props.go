@@ -408,7 +408,7 @@ func (d Demo) seatPad(b *body, s *scene) {
 // height is h, or the anchor's height when placed at a joint.
 func (d Demo) platePile(b *body, s *scene) {
 	p := d.place("plate", place{})
-	if p.At == "" {
+	if p.At == "" || p.At == "hands" { // held, not stood on (frontHeld)
 		return
 	}
 	a := anchor(b, p)
