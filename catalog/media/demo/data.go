@@ -62,9 +62,10 @@ type template struct {
 	Keys      []map[string]float64 `yaml:"keys"`
 	Poster    int                  `yaml:"poster"`
 
-	name string
-	keys []pose
-	durs []float64
+	name  string
+	lever bool // some key sets wr: the near dumbbell is held by one end
+	keys  []pose
+	durs  []float64
 }
 
 // modifiers change a template for one family or variant.
@@ -380,6 +381,8 @@ func (l *library) compile(t *template) error {
 			return fmt.Errorf("key %d: dur must be positive", i)
 		}
 		cur = next
+		_, wr := m["wr"]
+		t.lever = t.lever || wr
 		t.keys = append(t.keys, cur)
 		t.durs = append(t.durs, d)
 	}

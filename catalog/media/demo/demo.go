@@ -458,6 +458,7 @@ func (d Demo) bodies() []body {
 				}
 			}
 		}
+		b.wr = p[fWr]
 		out[i] = b
 	}
 	return out

@@ -608,7 +608,9 @@ func (d Demo) frontHeld(s *scene, b *body) {
 			break
 		}
 		for _, e := range d.equip {
-			if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
+			if e == "dumbbell" && i == 0 && d.tmpl.lever { // upright at wr 0, + tipping out
+				heldLever(s, l.tip, dir(180-b.wr))
+			} else if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
 				held(s, e, l.tip, dir(l.a2), true)
 			}
 		}

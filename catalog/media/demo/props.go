@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"image/color"
 	"math"
 
 	"github.com/exercisedb/exercisedb/catalog/media/paint"
@@ -570,7 +571,11 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	figure(&s, b, d.tint, far)
 	for _, e := range d.equip {
 		if !behind[e] && (e != "medicine ball" || !d.floorBall()) {
-			held(&s, e, b.arm.tip, forearm(b.arm), true)
+			if e == "dumbbell" && d.tmpl != nil && d.tmpl.lever {
+				heldLever(&s, b.arm.tip, dir(b.arm.a2+b.side()*b.wr))
+			} else {
+				held(&s, e, b.arm.tip, forearm(b.arm), true)
+			}
 		}
 		if e == "trap bar" {
 			trapBarRail(&s, b)
@@ -681,4 +686,20 @@ func liftedTyre(s *scene, pivot, hook vec) {
 	at := func(u, v float64) vec { return pivot.add(d.mul(u)).add(n.mul(v)) }
 	s.poly(paint.Iron, at(0, 0), at(l, 0), at(l, w), at(0, w))
 	s.poly(paint.Frame, at(4, 4), at(l-4, 4), at(l-4, w-4), at(4, w-4))
+}
+
+// heldLever draws a dumbbell held by one end (a template whose keys set
+// wr): its handle runs from the hand along u to the weight, square to it,
+// so the angle at the wrist shows; a light edge keeps it visible over the
+// body.
+func heldLever(s *scene, hand, u vec) {
+	end := hand.add(u.mul(12))
+	n := vec{-u.Y, u.X}
+	for _, e := range []struct {
+		w float64
+		c color.RGBA
+	}{{2.4, paint.Background}, {0, paint.Iron}} {
+		s.capsule(hand.add(u.mul(handR)), end, 1.6+e.w, e.c)
+		s.capsule(end.sub(n.mul(4.5)), end.add(n.mul(4.5)), 4.4+e.w, e.c)
+	}
 }
