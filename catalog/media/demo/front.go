@@ -33,7 +33,7 @@ func pose2front(p pose, end bool) body {
 	b.neck = b.shoulder.add(dir(180 - p[fHead]*0.5).mul(neckLen))
 	b.head = b.neck.add(dir(180 - p[fHead]).mul(headR * 0.9))
 	arm := func(s, sh, el, fwd, efwd float64) limb {
-		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
+		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}, behind: fwd < 0}
 		// fwd turns the arm about a vertical axis through the shoulder:
 		// seen from the front, its sideways reach shrinks by cos(fwd) and
 		// crosses to the other side past 90.
@@ -482,6 +482,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			s.poly(paint.Iron, a.sub(n.mul(9)), c.sub(n.mul(9)), c.add(n.mul(9)), a.add(n.mul(9)))
 		}
 	}
+	d.frontHeld(&s, b, true)
 	frontFigure(&s, b, d.tint)
 	if st.landmine { // the bar from its pivot to the hands, in front of the body
 		hand := b.arm.tip
@@ -495,7 +496,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 		s.circle(c, 8, paint.Iron)
 		s.circle(c, 1.8, paint.Frame)
 	}
-	d.frontHeld(&s, b)
+	d.frontHeld(&s, b, false)
 	if d.hasEquip("medicine ball") { // held between the hands, or in the near one
 		c := b.arm.tip
 		if !d.single {
@@ -588,24 +589,52 @@ func (d Demo) frontBar() string {
 }
 
 // frontHeld draws the dumbbells, kettlebells and weight plates the hands
-// hold. A plate placed at the hands is one plate held by its rim in both
-// (a bus driver): drawn face on between them, with the hands over it so
-// that its turn shows.
-func (d Demo) frontHeld(s *scene, b *body) {
-	if d.hasEquip("weight plate") && d.place("plate", place{}).At == "hands" {
+// hold: those in a hand behind the body when behind (before the figure),
+// the others after it. A plate placed at the hands is one plate held by
+// its rim in both (a bus driver, a halo), or with a kettlebell, one bell
+// held upside down by its horns (a kettlebell halo): drawn face on between them, with
+// the hands over it so that its turn shows, and behind the body, lighter,
+// while either hand is.
+func (d Demo) frontHeld(s *scene, b *body, behind bool) {
+	if d.place("plate", place{}).At == "hands" && (d.hasEquip("weight plate") || d.hasEquip("kettlebell")) {
+		if (b.arm.behind || b.arm2.behind) != behind {
+			return
+		}
 		l, r := b.arm.tip, b.arm2.tip
 		c := l.lerp(r, 0.5)
-		s.circle(c, math.Max(8.5, r.sub(l).lenv()/2), paint.Iron)
-		s.circle(c, 2, paint.Frame)
+		col := paint.Iron
+		if behind { // light, as the far limbs, where it shows past the head
+			col = paint.BodyFar
+		}
+		edge := 1.2 // a light edge keeps it visible over the body
+		if behind {
+			edge = 0
+		}
+		if d.hasEquip("weight plate") {
+			rad := math.Max(8.5, r.sub(l).lenv()/2)
+			s.circle(c, rad+edge, paint.Background)
+			s.circle(c, rad, col)
+			s.circle(c, 2, paint.Frame)
+		} else { // upside down by the horns: the bell above the hands
+			s.ring(c, 3.4, 1.8+2*edge, paint.Background)
+			s.circle(c.add(vec{0, 5}), 5.2+edge, paint.Background)
+			s.ring(c, 3.4, 1.8, col)
+			s.circle(c.add(vec{0, 5}), 5.2, col)
+		}
 		for _, h := range []vec{l, r} {
-			s.circle(h, handR+1.2, paint.Background)
-			s.circle(h, handR, paint.Body)
+			if !behind {
+				s.circle(h, handR+1.2, paint.Background)
+				s.circle(h, handR, paint.Body)
+			}
 		}
 		return
 	}
 	for i, l := range []limb{b.arm, b.arm2} {
 		if i == 1 && d.single {
 			break
+		}
+		if l.behind != behind {
+			continue
 		}
 		for _, e := range d.equip {
 			if e == "dumbbell" && i == 0 && d.tmpl.lever { // upright at wr 0, + tipping out

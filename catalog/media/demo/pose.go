@@ -147,6 +147,7 @@ func dir(deg float64) vec {
 type limb struct {
 	root, mid, end, tip, heel vec
 	a1, a2, a3                float64 // absolute angles of the segments
+	behind                    bool    // front view: the arm turned back past the frontal plane (fwd < 0), its hand behind the body
 }
 
 // body holds the joint positions of one frame.
