@@ -513,8 +513,12 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	if rope && !ropeBehind {
 		frontJumpRope(&s, b, u)
 	}
-	if st.strap != (vec{}) { // a strap from the anchor to each hand
-		for _, h := range []vec{b.arm.tip, b.arm2.tip} {
+	if st.strap != (vec{}) { // a strap from the anchor to each hand (the near one with single: arm)
+		hands := []vec{b.arm.tip, b.arm2.tip}
+		if d.single {
+			hands = hands[:1]
+		}
+		for _, h := range hands {
 			s.capsule(st.strap, h, 1.4, paint.Iron)
 			s.capsule(h.add(vec{-2.5, 0}), h.add(vec{2.5, 0}), 2, paint.Accent)
 		}
