@@ -135,8 +135,9 @@ func (d Demo) staticProps(b *body) statics {
 				st.ballR = math.Max(9, (forearmMid(b.arm).Y-foreArmW/2)/2)
 				continue
 			}
-			if d.tmpl != nil && d.tmpl.Hook == "hip" {
-				// behind the lower back, against a wall: it rolls with it
+			if d.tmpl != nil && (d.tmpl.Hook == "hip" || d.tmpl.Hook == "wrist") {
+				// behind the lower back, or ahead of the hand, against a
+				// wall: it rolls with it
 				st.ballR = orDefault(d.place("ball", place{}).W, 15)
 				continue
 			}
@@ -533,6 +534,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	hook, hook2 := d.hooks(b)
 	elbowBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "elbow"
 	backBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "hip"
+	handBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "wrist"
 	far := func() {
 		if elbowBall { // behind the figure, the forearms resting on it
 			s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
@@ -605,7 +607,9 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			s.circle(c, 9, paint.Iron)
 			s.circle(c, 2, paint.Frame)
 		case "stability ball":
-			if st.ballR > 0 && !elbowBall && !backBall {
+			if handBall { // pressed ahead of the hand, along the forearm
+				s.circle(hook.add(dir(b.arm.a2).mul(st.ballR+handR*0.6)), st.ballR, paint.Accent)
+			} else if st.ballR > 0 && !elbowBall && !backBall {
 				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
 			}
 		case "tyre":
