@@ -56,6 +56,10 @@ type template struct {
 	// Free keeps the far arm's keyed pose under single: arm instead of
 	// resting it (the empty hand raised in a low windmill).
 	Free bool `yaml:"free"`
+	// Pass draws the front view's one kettlebell in the hand farther
+	// from the midline, passed between the hands where they meet (around
+	// the world).
+	Pass bool `yaml:"pass"`
 	// Alternate lists limbs ("arms", "legs") whose far side runs half a loop behind.
 	Alternate []string             `yaml:"alternate"`
 	Props     map[string]place     `yaml:"props"`

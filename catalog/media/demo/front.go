@@ -129,6 +129,7 @@ func pose2end(p pose) body {
 		for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip} {
 			*v = v.add(d)
 		}
+		l.behind = false // lying face up, no arm is behind the body
 	}
 	leg := func(s, knee, foot float64) limb {
 		var l limb
@@ -177,7 +178,7 @@ func endFigure(s *scene, b *body, t tint) {
 		s.circle(l.mid, thighW/2+0.5, c)
 		t.frontTint(s, "shank", l.mid, l.end, shankW, vec{1, 0})
 	}
-	frontArms(s, b, t)
+	frontArms(s, b, t, false)
 }
 
 // frontLowest is the lowest y of the front figure's outline.
@@ -236,6 +237,7 @@ func frontFigure(s *scene, b *body, t tint) {
 		endFigure(s, b, t)
 		return
 	}
+	frontArms(s, b, t, true)
 	c := paint.Body
 	for i, l := range []limb{b.leg2, b.leg} { // the near leg in front
 		out := vec{2*float64(i) - 1, 0}
@@ -291,19 +293,24 @@ func frontFigure(s *scene, b *body, t tint) {
 	if col, ok := t["abs"]; ok {
 		s.capsule(at(0, 5), at(0, 17), 5.2, col)
 	}
-	frontArms(s, b, t)
+	frontArms(s, b, t, false)
 }
 
-// frontArms appends both arms seen from the front.
-func frontArms(s *scene, b *body, t tint) {
+// frontArms appends the arms seen from the front that are turned back
+// behind the body (behind: drawn before it) or not (after it).
+func frontArms(s *scene, b *body, t tint, behind bool) {
 	c := paint.Body
 	for i, l := range []limb{b.arm, b.arm2} {
+		if l.behind != behind {
+			continue
+		}
 		out := vec{1 - 2*float64(i), 0}
 		s.capsule(l.root, l.mid, upperArmW, c)
 		t.frontTint(s, "upperarm", l.root, l.mid, upperArmW, out)
-		// a light edge keeps a forearm or hand in front of the torso visible
-		s.capsule(l.mid.lerp(l.end, 0.35), l.end, foreArmW+2.4, paint.Background)
-		s.circle(l.tip, handR+1.2, paint.Background)
+		if !behind { // a light edge keeps a forearm or hand in front of the torso visible
+			s.capsule(l.mid.lerp(l.end, 0.35), l.end, foreArmW+2.4, paint.Background)
+			s.circle(l.tip, handR+1.2, paint.Background)
+		}
 		s.capsule(l.mid, l.end, foreArmW, c)
 		t.frontTint(s, "forearm", l.mid, l.end, foreArmW, out)
 		s.circle(l.tip, handR, c)
@@ -630,6 +637,19 @@ func (d Demo) frontHeld(s *scene, b *body, behind bool) {
 				s.circle(h, handR+1.2, paint.Background)
 				s.circle(h, handR, paint.Body)
 			}
+		}
+		return
+	}
+	if d.tmpl.Pass && d.hasEquip("kettlebell") {
+		l, r := b.arm, b.arm2
+		dl, dr := math.Abs(l.tip.X-b.hip.X), math.Abs(r.tip.X-b.hip.X)
+		switch {
+		case dl > dr+4 && l.behind == behind:
+			held(s, "kettlebell", l.tip, dir(l.a2), true)
+		case dr > dl+4 && r.behind == behind:
+			held(s, "kettlebell", r.tip, dir(r.a2), true)
+		case math.Abs(dl-dr) <= 4 && (l.behind && r.behind) == behind: // handed over
+			held(s, "kettlebell", l.tip.lerp(r.tip, 0.5), vec{0, -1}, true)
 		}
 		return
 	}
