@@ -575,6 +575,8 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		if !behind[e] && (e != "medicine ball" || !d.floorBall()) {
 			if e == "dumbbell" && d.tmpl != nil && d.tmpl.lever {
 				heldLever(&s, b.arm.tip, dir(b.arm.a2+b.side()*b.wr))
+			} else if e == "weight plate" && d.tmpl != nil && d.tmpl.lever {
+				wristRoller(&s, b.arm.tip, b.side()*b.wr)
 			} else {
 				held(&s, e, b.arm.tip, forearm(b.arm), true)
 			}
@@ -706,4 +708,22 @@ func heldLever(s *scene, hand, u vec) {
 		s.capsule(hand.add(u.mul(handR)), end, 1.6+e.w, e.c)
 		s.capsule(end.sub(n.mul(4.5)), end.add(n.mul(4.5)), 4.4+e.w, e.c)
 	}
+}
+
+// wristRoller draws a wrist roller held in the hands, seen end on, turned
+// turn degrees (+ the top away from the figure): its cord winds round the
+// handle by as much, raising the plate from near the floor towards the
+// hands; it hangs off the handle's front, or its back when turned the
+// other way (a reverse wrist roller).
+func wristRoller(s *scene, hand vec, turn float64) {
+	const r = 2.4
+	cord := math.Max(6, hand.Y-25-math.Abs(turn)/360*2*math.Pi*r)
+	top := hand.add(vec{r * sign(turn), 0})
+	plate := top.add(vec{0, -cord - 8.5})
+	s.capsule(top, plate, 0.7, paint.Iron)
+	s.circle(plate, 8.5, paint.Iron)
+	s.circle(plate, 2, paint.Frame)
+	s.circle(hand, r+1.2, paint.Iron)
+	// a light spoke on the handle's end shows it turn
+	s.capsule(hand, hand.add(dir(90+turn).mul(r)), 0.8, paint.Background)
 }
