@@ -543,6 +543,10 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 // and back, twice a loop.
 func frontJumpRope(s *scene, b *body, u float64) {
 	h1, h2 := b.arm.tip, b.arm2.tip
+	if h1.sub(h2).lenv() < 8 { // both handles in one hand's reach: swung beside the body
+		frontSideRope(s, b, h1.lerp(h2, 0.5), u)
+		return
+	}
 	c := b.hip.Y + 8
 	y := math.Max(0.6, c-62*math.Cos(4*math.Pi*u))
 	mid := vec{(h1.X + h2.X) / 2, y}
@@ -666,6 +670,26 @@ func (d Demo) frontHeld(s *scene, b *body, behind bool) {
 			} else if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
 				held(s, e, l.tip, dir(l.a2), true)
 			}
+		}
+	}
+}
+
+// frontSideRope draws a rope swung beside the body from handles held
+// together at one hip (a side swing): it turns in the plane beside the
+// body, so seen from the front it is a narrow loop from the hands to a
+// far point swinging between the floor and well above the hands.
+func frontSideRope(s *scene, b *body, h vec, u float64) {
+	side := sign(h.X - b.hip.X)
+	far := vec{h.X + 5*side, math.Max(0.6, h.Y-52*math.Cos(4*math.Pi*u))}
+	for _, w := range []float64{-2.5, 2.5} {
+		prev := h
+		const segs = 8
+		for k := 1; k <= segs; k++ {
+			t := float64(k) / segs
+			p := h.lerp(far, t)
+			p.X += w * math.Sin(math.Pi*t)
+			s.capsule(prev, p, 1.3, paint.Accent)
+			prev = p
 		}
 	}
 }
