@@ -60,6 +60,9 @@ type template struct {
 	// from the midline, passed between the hands where they meet (around
 	// the world).
 	Pass bool `yaml:"pass"`
+	// Swing "side" turns the front view's jump rope beside the hip its
+	// handles are at instead of round the body (a side swing).
+	Swing string `yaml:"swing"`
 	// Alternate lists limbs ("arms", "legs") whose far side runs half a loop behind.
 	Alternate []string             `yaml:"alternate"`
 	Props     map[string]place     `yaml:"props"`
@@ -342,6 +345,9 @@ func (l *library) compile(t *template) error {
 	}
 	if t.View != "" && t.View != "side" && t.View != "front" && t.View != "end" {
 		return fmt.Errorf("view %q (want side, front or end)", t.View)
+	}
+	if t.Swing != "" && t.Swing != "side" {
+		return fmt.Errorf("swing %q (want side)", t.Swing)
 	}
 	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" && t.Hook != "hip" && t.Hook != "elbow" {
 		return fmt.Errorf("hook %q (want wrist, ankle, head, hip or elbow)", t.Hook)

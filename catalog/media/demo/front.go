@@ -440,7 +440,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	// front of it, under the feet at the start of each half loop
 	ropeBehind := rope && math.Mod(2*u, 1) < 0.5
 	if ropeBehind {
-		frontJumpRope(&s, b, u)
+		frontJumpRope(&s, b, u, d.tmpl.Swing == "side")
 	}
 	hook := b.arm.tip
 	switch d.tmpl.Hook {
@@ -518,7 +518,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 		s.ring(hook, 3.4, 2, paint.Iron)
 	}
 	if rope && !ropeBehind {
-		frontJumpRope(&s, b, u)
+		frontJumpRope(&s, b, u, d.tmpl.Swing == "side")
 	}
 	if st.strap != (vec{}) { // a strap from the anchor to each hand (the near one with single: arm)
 		hands := []vec{b.arm.tip, b.arm2.tip}
@@ -541,9 +541,9 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 // frontJumpRope draws a turning jump rope seen from the front: a loop from
 // hand to hand whose middle sweeps from under the feet up over the head
 // and back, twice a loop.
-func frontJumpRope(s *scene, b *body, u float64) {
+func frontJumpRope(s *scene, b *body, u float64, side bool) {
 	h1, h2 := b.arm.tip, b.arm2.tip
-	if h1.sub(h2).lenv() < 8 { // both handles in one hand's reach: swung beside the body
+	if side {
 		frontSideRope(s, b, h1.lerp(h2, 0.5), u)
 		return
 	}
