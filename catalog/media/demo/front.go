@@ -606,10 +606,10 @@ func (d Demo) frontBar() string {
 // frontHeld draws the dumbbells, kettlebells and weight plates the hands
 // hold: those in a hand behind the body when behind (before the figure),
 // the others after it. A plate placed at the hands is one plate held by
-// its rim in both (a bus driver, a halo), or with a kettlebell, one bell
-// held upside down by its horns (a kettlebell halo): drawn face on between them, with
-// the hands over it so that its turn shows, and behind the body, lighter,
-// while either hand is.
+// its rim in both (a bus driver, a halo), or with a kettlebell one bell
+// held upside down by its horns (a kettlebell halo): drawn between them
+// with the hands over it, so that a plate's turn shows, and behind the
+// body, lighter, while either arm is turned back.
 func (d Demo) frontHeld(s *scene, b *body, behind bool) {
 	if d.place("plate", place{}).At == "hands" && (d.hasEquip("weight plate") || d.hasEquip("kettlebell")) {
 		if (b.arm.behind || b.arm2.behind) != behind {
@@ -636,8 +636,8 @@ func (d Demo) frontHeld(s *scene, b *body, behind bool) {
 			s.ring(c, 3.4, 1.8, col)
 			s.circle(c.add(vec{0, 5}), 5.2, col)
 		}
-		for _, h := range []vec{l, r} {
-			if !behind {
+		if !behind {
+			for _, h := range []vec{l, r} {
 				s.circle(h, handR+1.2, paint.Background)
 				s.circle(h, handR, paint.Body)
 			}

@@ -60,7 +60,7 @@ const (
 	fPro  // side view only: the shoulder blades protracted, both arm roots moved this far along the chest's forward normal (- retracted)
 	fElev // side view only: the shoulder blades elevated, both arm roots moved this far up the torso (- depressed)
 	fTuck // side view only: the head glided straight back this far (a chin tuck; - pushed forward)
-	fWr   // the near hand's dumbbell held by one end: the angle of its weighted end (see heldLever)
+	fWr   // the near hand's dumbbell held by one end: the angle of its weighted end (heldLever); a wrist roller's turn (wristRoller)
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
@@ -158,7 +158,7 @@ type body struct {
 	end                       bool    // seen along the body from its feet (front.go)
 	back                      bool    // bowed so far that the top of the back faces the viewer (front.go)
 	mirrored                  bool    // turned past a quarter turn: facing -x (turn)
-	wr                        float64 // the pose's wr: the near hand's lever angle
+	wr                        float64 // the pose's wr: the near hand's lever angle or roller's turn
 }
 
 // turn rotates a side-view body about the vertical axis through its hip:
