@@ -58,15 +58,26 @@ type template struct {
 	// for straight legs pointing at the viewer (a long sit), an and an2
 	// turning them about the ankle towards the midline (inversion).
 	Feet string `yaml:"feet"`
+	// Free keeps the far arm's keyed pose under single: arm instead of
+	// resting it (the empty hand raised in a low windmill).
+	Free bool `yaml:"free"`
+	// Pass draws the front view's one kettlebell in the hand farther
+	// from the midline, passed between the hands where they meet (around
+	// the world).
+	Pass bool `yaml:"pass"`
+	// Swing "side" turns the front view's jump rope beside the hip its
+	// handles are at instead of round the body (a side swing).
+	Swing string `yaml:"swing"`
 	// Alternate lists limbs ("arms", "legs") whose far side runs half a loop behind.
 	Alternate []string             `yaml:"alternate"`
 	Props     map[string]place     `yaml:"props"`
 	Keys      []map[string]float64 `yaml:"keys"`
 	Poster    int                  `yaml:"poster"`
 
-	name string
-	keys []pose
-	durs []float64
+	name  string
+	lever bool // some key sets wr: the near dumbbell is held by one end
+	keys  []pose
+	durs  []float64
 }
 
 // modifiers change a template for one family or variant.
@@ -343,6 +354,9 @@ func (l *library) compile(t *template) error {
 	if t.Feet != "" && (t.Feet != "sole" || t.View != "front") {
 		return fmt.Errorf("feet %q (want sole, front view only)", t.Feet)
 	}
+	if t.Swing != "" && t.Swing != "side" {
+		return fmt.Errorf("swing %q (want side)", t.Swing)
+	}
 	if t.Hook != "" && t.Hook != "wrist" && t.Hook != "ankle" && t.Hook != "head" && t.Hook != "hip" && t.Hook != "elbow" && t.Hook != "pass" {
 		return fmt.Errorf("hook %q (want wrist, ankle, head, hip, elbow or pass)", t.Hook)
 	}
@@ -385,6 +399,8 @@ func (l *library) compile(t *template) error {
 			return fmt.Errorf("key %d: dur must be positive", i)
 		}
 		cur = next
+		_, wr := m["wr"]
+		t.lever = t.lever || wr
 		t.keys = append(t.keys, cur)
 		t.durs = append(t.durs, d)
 	}

@@ -398,9 +398,10 @@ func (d Demo) bodies() []body {
 			q := sample(keys, durs, u+0.5)
 			p[fHip2], p[fKn2], p[fAn2] = q[fHip], q[fKn], q[fAn]
 		}
-		if d.single && d.front() { // the far arm hangs at the side
+		rest := d.single && !d.tmpl.Free // a free empty hand moves as keyed
+		if rest && d.front() {           // the far arm hangs at the side
 			p[fSh2], p[fEl2], p[fFwd2] = 6, 5, 0
-		} else if d.single {
+		} else if rest {
 			p[fSh2], p[fEl2] = keys[0][fSh2], keys[0][fEl2]
 		}
 		b := pose2body(p)
@@ -466,6 +467,7 @@ func (d Demo) bodies() []body {
 				}
 			}
 		}
+		b.wr = p[fWr]
 		out[i] = b
 	}
 	return out

@@ -33,7 +33,7 @@ func pose2front(p pose, end bool) body {
 	b.neck = b.shoulder.add(dir(180 - p[fHead]*0.5).mul(neckLen))
 	b.head = b.neck.add(dir(180 - p[fHead]).mul(headR * 0.9))
 	arm := func(s, sh, el, fwd, efwd float64) limb {
-		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}}
+		l := limb{root: vec{s * shoulderHalf, torsoLen - 2}, behind: fwd < 0}
 		// fwd turns the arm about a vertical axis through the shoulder:
 		// seen from the front, its sideways reach shrinks by cos(fwd) and
 		// crosses to the other side past 90.
@@ -129,6 +129,7 @@ func pose2end(p pose) body {
 		for _, v := range []*vec{&l.root, &l.mid, &l.end, &l.tip} {
 			*v = v.add(d)
 		}
+		l.behind = false // lying face up, no arm is behind the body
 	}
 	leg := func(s, knee, foot float64) limb {
 		var l limb
@@ -182,7 +183,7 @@ func endFigure(s *scene, b *body, t tint, between func(*scene)) {
 		s.circle(l.mid, thighW/2+0.5, c)
 		t.frontTint(s, "shank", l.mid, l.end, shankW, vec{1, 0})
 	}
-	frontArms(s, b, t)
+	frontArms(s, b, t, false)
 }
 
 // frontLowest is the lowest y of the front figure's outline.
@@ -256,6 +257,7 @@ func frontFigure(s *scene, b *body, t tint, between func(*scene)) {
 		endFigure(s, b, t, between)
 		return
 	}
+	frontArms(s, b, t, true)
 	c := paint.Body
 	for i, l := range []limb{b.leg2, b.leg} { // the near leg in front
 		out := vec{2*float64(i) - 1, 0}
@@ -311,19 +313,24 @@ func frontFigure(s *scene, b *body, t tint, between func(*scene)) {
 	if col, ok := t["abs"]; ok {
 		s.capsule(at(0, 5), at(0, 17), 5.2, col)
 	}
-	frontArms(s, b, t)
+	frontArms(s, b, t, false)
 }
 
-// frontArms appends both arms seen from the front.
-func frontArms(s *scene, b *body, t tint) {
+// frontArms appends the arms seen from the front that are turned back
+// behind the body (behind: drawn before it) or not (after it).
+func frontArms(s *scene, b *body, t tint, behind bool) {
 	c := paint.Body
 	for i, l := range []limb{b.arm, b.arm2} {
+		if l.behind != behind {
+			continue
+		}
 		out := vec{1 - 2*float64(i), 0}
 		s.capsule(l.root, l.mid, upperArmW, c)
 		t.frontTint(s, "upperarm", l.root, l.mid, upperArmW, out)
-		// a light edge keeps a forearm or hand in front of the torso visible
-		s.capsule(l.mid.lerp(l.end, 0.35), l.end, foreArmW+2.4, paint.Background)
-		s.circle(l.tip, handR+1.2, paint.Background)
+		if !behind { // a light edge keeps a forearm or hand in front of the torso visible
+			s.capsule(l.mid.lerp(l.end, 0.35), l.end, foreArmW+2.4, paint.Background)
+			s.circle(l.tip, handR+1.2, paint.Background)
+		}
 		s.capsule(l.mid, l.end, foreArmW, c)
 		t.frontTint(s, "forearm", l.mid, l.end, foreArmW, out)
 		s.circle(l.tip, handR, c)
@@ -458,7 +465,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 	// front of it, under the feet at the start of each half loop
 	ropeBehind := rope && math.Mod(2*u, 1) < 0.5
 	if ropeBehind {
-		frontJumpRope(&s, b, u)
+		frontJumpRope(&s, b, u, d.tmpl.Swing == "side")
 	}
 	hook := b.arm.tip
 	switch d.tmpl.Hook {
@@ -510,6 +517,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 			s.poly(paint.Iron, a.sub(n.mul(9)), c.sub(n.mul(9)), c.add(n.mul(9)), a.add(n.mul(9)))
 		}
 	}
+	d.frontHeld(&s, b, true)
 	frontFigure(&s, b, d.tint, d.betweenKnees(b))
 	if st.landmine { // the bar from its pivot to the hands, in front of the body
 		hand := b.arm.tip
@@ -523,19 +531,7 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 		s.circle(c, 8, paint.Iron)
 		s.circle(c, 1.8, paint.Frame)
 	}
-	for i, l := range []limb{b.arm, b.arm2} {
-		if i == 1 && d.single {
-			break
-		}
-		for _, e := range d.equip {
-			if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
-				held(&s, e, l.tip, dir(l.a2), true)
-			}
-			if e == "sandbag" && d.single { // gripped by its top in one hand (dragged along the floor under a plank)
-				s.capsule(l.tip.add(vec{-7, -6.7}), l.tip.add(vec{7, -6.7}), 10, paint.Frame)
-			}
-		}
-	}
+	d.frontHeld(&s, b, false)
 	if d.hasEquip("sandbag") && d.place("sandbag", place{}).At == "hands" { // held across between the hands
 		c := b.arm.tip.lerp(b.arm2.tip, 0.5)
 		s.capsule(c.add(vec{-9, 0}), c.add(vec{9, 0}), 10, paint.Frame)
@@ -554,10 +550,14 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 		s.ring(hook, 3.4, 2, paint.Iron)
 	}
 	if rope && !ropeBehind {
-		frontJumpRope(&s, b, u)
+		frontJumpRope(&s, b, u, d.tmpl.Swing == "side")
 	}
-	if st.strap != (vec{}) { // a strap from the anchor to each hand
-		for _, h := range []vec{b.arm.tip, b.arm2.tip} {
+	if st.strap != (vec{}) { // a strap from the anchor to each hand (the near one with single: arm)
+		hands := []vec{b.arm.tip, b.arm2.tip}
+		if d.single {
+			hands = hands[:1]
+		}
+		for _, h := range hands {
 			s.capsule(st.strap, h, 1.4, paint.Iron)
 			s.capsule(h.add(vec{-2.5, 0}), h.add(vec{2.5, 0}), 2, paint.Accent)
 		}
@@ -573,8 +573,12 @@ func (d Demo) frontScene(b *body, st statics, u float64) scene {
 // frontJumpRope draws a turning jump rope seen from the front: a loop from
 // hand to hand whose middle sweeps from under the feet up over the head
 // and back, twice a loop.
-func frontJumpRope(s *scene, b *body, u float64) {
+func frontJumpRope(s *scene, b *body, u float64, side bool) {
 	h1, h2 := b.arm.tip, b.arm2.tip
+	if side {
+		frontSideRope(s, b, h1.lerp(h2, 0.5), u)
+		return
+	}
 	c := b.hip.Y + 8
 	y := math.Max(0.6, c-62*math.Cos(4*math.Pi*u))
 	mid := vec{(h1.X + h2.X) / 2, y}
@@ -654,4 +658,98 @@ func (d Demo) betweenKnees(b *body) func(*scene) {
 		return func(s *scene) { s.capsule(l.add(vec{p.X, p.Y}), r.add(vec{p.X, p.Y}), w, paint.Accent) }
 	}
 	return nil
+}
+
+// frontHeld draws the dumbbells, kettlebells and weight plates the hands
+// hold: those in a hand behind the body when behind (before the figure),
+// the others after it. A plate placed at the hands is one plate held by
+// its rim in both (a bus driver, a halo), or with a kettlebell one bell
+// held upside down by its horns (a kettlebell halo): drawn between them
+// with the hands over it, so that a plate's turn shows, and behind the
+// body, lighter, while either arm is turned back.
+func (d Demo) frontHeld(s *scene, b *body, behind bool) {
+	if d.place("plate", place{}).At == "hands" && (d.hasEquip("weight plate") || d.hasEquip("kettlebell")) {
+		if (b.arm.behind || b.arm2.behind) != behind {
+			return
+		}
+		l, r := b.arm.tip, b.arm2.tip
+		c := l.lerp(r, 0.5)
+		col := paint.Iron
+		if behind { // light, as the far limbs, where it shows past the head
+			col = paint.BodyFar
+		}
+		edge := 1.2 // a light edge keeps it visible over the body
+		if behind {
+			edge = 0
+		}
+		if d.hasEquip("weight plate") {
+			rad := math.Max(8.5, r.sub(l).lenv()/2)
+			s.circle(c, rad+edge, paint.Background)
+			s.circle(c, rad, col)
+			s.circle(c, 2, paint.Frame)
+		} else { // upside down by the horns: the bell above the hands
+			s.ring(c, 3.4, 1.8+2*edge, paint.Background)
+			s.circle(c.add(vec{0, 5}), 5.2+edge, paint.Background)
+			s.ring(c, 3.4, 1.8, col)
+			s.circle(c.add(vec{0, 5}), 5.2, col)
+		}
+		if !behind {
+			for _, h := range []vec{l, r} {
+				s.circle(h, handR+1.2, paint.Background)
+				s.circle(h, handR, paint.Body)
+			}
+		}
+		return
+	}
+	if d.tmpl.Pass && d.hasEquip("kettlebell") {
+		l, r := b.arm, b.arm2
+		dl, dr := math.Abs(l.tip.X-b.hip.X), math.Abs(r.tip.X-b.hip.X)
+		switch {
+		case dl > dr+4 && l.behind == behind:
+			held(s, "kettlebell", l.tip, dir(l.a2), true)
+		case dr > dl+4 && r.behind == behind:
+			held(s, "kettlebell", r.tip, dir(r.a2), true)
+		case math.Abs(dl-dr) <= 4 && (l.behind && r.behind) == behind: // handed over
+			held(s, "kettlebell", l.tip.lerp(r.tip, 0.5), vec{0, -1}, true)
+		}
+		return
+	}
+	for i, l := range []limb{b.arm, b.arm2} {
+		if i == 1 && d.single {
+			break
+		}
+		if l.behind != behind {
+			continue
+		}
+		for _, e := range d.equip {
+			if e == "dumbbell" && i == 0 && d.tmpl.lever { // upright at wr 0, + tipping out
+				heldLever(s, l.tip, dir(180-b.wr))
+			} else if e == "dumbbell" || e == "kettlebell" || e == "weight plate" {
+				held(s, e, l.tip, dir(l.a2), true)
+			}
+			if e == "sandbag" && d.single { // gripped by its top in one hand (dragged along the floor under a plank)
+				s.capsule(l.tip.add(vec{-7, -6.7}), l.tip.add(vec{7, -6.7}), 10, paint.Frame)
+			}
+		}
+	}
+}
+
+// frontSideRope draws a rope swung beside the body from handles held
+// together at one hip (a side swing): it turns in the plane beside the
+// body, so seen from the front it is a narrow loop from the hands to a
+// far point swinging between the floor and well above the hands.
+func frontSideRope(s *scene, b *body, h vec, u float64) {
+	side := sign(h.X - b.hip.X)
+	far := vec{h.X + 5*side, math.Max(0.6, h.Y-52*math.Cos(4*math.Pi*u))}
+	for _, w := range []float64{-2.5, 2.5} {
+		prev := h
+		const segs = 8
+		for k := 1; k <= segs; k++ {
+			t := float64(k) / segs
+			p := h.lerp(far, t)
+			p.X += w * math.Sin(math.Pi*t)
+			s.capsule(prev, p, 1.3, paint.Accent)
+			prev = p
+		}
+	}
 }

@@ -60,12 +60,13 @@ const (
 	fPro  // side view only: the shoulder blades protracted, both arm roots moved this far along the chest's forward normal (- retracted)
 	fElev // side view only: the shoulder blades elevated, both arm roots moved this far up the torso (- depressed)
 	fTuck // side view only: the head glided straight back this far (a chin tuck; - pushed forward)
+	fWr   // the near hand's dumbbell held by one end: the angle of its weighted end (heldLever); a wrist roller's turn (wristRoller)
 	fLift // height of the lowest point above the ground (ground mode) or of the pinned joint above its first position
 	fDx   // horizontal shift of the anchor
 	numFields
 )
 
-var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "open", "open2", "turn", "pro", "elev", "tuck", "lift", "dx"}
+var fieldNames = [numFields]string{"trunk", "head", "sh", "el", "hip", "kn", "an", "sh2", "el2", "hip2", "kn2", "an2", "fwd", "fwd2", "hfwd", "hfwd2", "kfwd", "kfwd2", "efwd", "efwd2", "bow", "open", "open2", "turn", "pro", "elev", "tuck", "wr", "lift", "dx"}
 
 var fieldIndex = func() map[string]int {
 	m := map[string]int{}
@@ -146,6 +147,7 @@ func dir(deg float64) vec {
 type limb struct {
 	root, mid, end, tip, heel vec
 	a1, a2, a3                float64 // absolute angles of the segments
+	behind                    bool    // front view: the arm turned back past the frontal plane (fwd < 0), its hand behind the body
 }
 
 // body holds the joint positions of one frame.
@@ -153,9 +155,10 @@ type body struct {
 	hip, shoulder, neck, head vec
 	trunkAbs                  float64 // absolute angle of the torso (hip → shoulder)
 	arm, arm2, leg, leg2      limb
-	end                       bool // seen along the body from its feet (front.go)
-	back                      bool // bowed so far that the top of the back faces the viewer (front.go)
-	mirrored                  bool // turned past a quarter turn: facing -x (turn)
+	end                       bool    // seen along the body from its feet (front.go)
+	back                      bool    // bowed so far that the top of the back faces the viewer (front.go)
+	mirrored                  bool    // turned past a quarter turn: facing -x (turn)
+	wr                        float64 // the pose's wr: the near hand's lever angle or roller's turn
 }
 
 // turn rotates a side-view body about the vertical axis through its hip:

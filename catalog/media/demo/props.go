@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"image/color"
 	"math"
 
 	"github.com/exercisedb/exercisedb/catalog/media/paint"
@@ -148,8 +149,9 @@ func (d Demo) staticProps(b *body) statics {
 				st.ballR = orDefault(d.place("ball", place{}).W, 13)
 				continue
 			}
-			if d.tmpl != nil && d.tmpl.Hook == "hip" {
-				// behind the lower back, against a wall: it rolls with it
+			if d.tmpl != nil && (d.tmpl.Hook == "hip" || d.tmpl.Hook == "wrist") {
+				// behind the lower back, or ahead of the hand, against a
+				// wall: it rolls with it
 				st.ballR = orDefault(d.place("ball", place{}).W, 15)
 				continue
 			}
@@ -433,7 +435,7 @@ func (d Demo) seatPad(b *body, s *scene) {
 // height is h, or the anchor's height when placed at a joint.
 func (d Demo) platePile(b *body, s *scene) {
 	p := d.place("plate", place{})
-	if p.At == "" {
+	if p.At == "" || p.At == "hands" { // held, not stood on (frontHeld)
 		return
 	}
 	a := anchor(b, p)
@@ -562,6 +564,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	elbowBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "elbow"
 	backBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "hip"
 	passBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "pass"
+	handBall := st.ballR > 0 && d.tmpl != nil && d.tmpl.Hook == "wrist"
 	u := float64(i) / float64(n)
 	far := func() {
 		if passBall { // between the near and far limbs: in the hands, handed to the feet about a quarter of the loop and back about three quarters
@@ -611,7 +614,13 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	figure(&s, b, d.tint, far)
 	for _, e := range d.equip {
 		if !behind[e] && (e != "medicine ball" || !d.floorBall()) && (e != "sandbag" || !d.floorSandbag()) {
-			held(&s, e, b.arm.tip, forearm(b.arm), true)
+			if e == "dumbbell" && d.tmpl != nil && d.tmpl.lever {
+				heldLever(&s, b.arm.tip, dir(b.arm.a2+b.side()*b.wr))
+			} else if e == "weight plate" && d.tmpl != nil && d.tmpl.lever {
+				wristRoller(&s, b.arm.tip, b.side()*b.wr)
+			} else {
+				held(&s, e, b.arm.tip, forearm(b.arm), true)
+			}
 		}
 		if e == "trap bar" {
 			trapBarRail(&s, b)
@@ -640,7 +649,9 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			s.circle(c, 9, paint.Iron)
 			s.circle(c, 2, paint.Frame)
 		case "stability ball":
-			if st.ballR > 0 && !elbowBall && !backBall && !passBall {
+			if handBall { // pressed ahead of the hand, along the forearm
+				s.circle(hook.add(dir(b.arm.a2).mul(st.ballR+handR*0.6)), st.ballR, paint.Accent)
+			} else if st.ballR > 0 && !elbowBall && !backBall && !passBall {
 				s.circle(vec{hook.X + 1, st.ballR}, st.ballR, paint.Accent)
 			}
 		case "tyre":
@@ -721,4 +732,38 @@ func liftedTyre(s *scene, pivot, hook vec) {
 	at := func(u, v float64) vec { return pivot.add(d.mul(u)).add(n.mul(v)) }
 	s.poly(paint.Iron, at(0, 0), at(l, 0), at(l, w), at(0, w))
 	s.poly(paint.Frame, at(4, 4), at(l-4, 4), at(l-4, w-4), at(4, w-4))
+}
+
+// heldLever draws a dumbbell held by one end (a template whose keys set
+// wr): its handle runs from the hand along u to the weight, square to it,
+// so the angle at the wrist shows; a light edge keeps it visible over the
+// body.
+func heldLever(s *scene, hand, u vec) {
+	end := hand.add(u.mul(12))
+	n := vec{-u.Y, u.X}
+	for _, e := range []struct {
+		w float64
+		c color.RGBA
+	}{{2.4, paint.Background}, {0, paint.Iron}} {
+		s.capsule(hand.add(u.mul(handR)), end, 1.6+e.w, e.c)
+		s.capsule(end.sub(n.mul(4.5)), end.add(n.mul(4.5)), 4.4+e.w, e.c)
+	}
+}
+
+// wristRoller draws a wrist roller held in the hands, seen end on, turned
+// turn degrees (+ the top away from the figure): its cord winds round the
+// handle by as much, raising the plate from near the floor towards the
+// hands; it hangs off the handle's front, or its back when turned the
+// other way (a reverse wrist roller).
+func wristRoller(s *scene, hand vec, turn float64) {
+	const r = 2.4
+	cord := math.Max(6, hand.Y-25-math.Abs(turn)/360*2*math.Pi*r)
+	top := hand.add(vec{r * sign(turn), 0})
+	plate := top.add(vec{0, -cord - 8.5})
+	s.capsule(top, plate, 0.7, paint.Iron)
+	s.circle(plate, 8.5, paint.Iron)
+	s.circle(plate, 2, paint.Frame)
+	s.circle(hand, r+1.2, paint.Iron)
+	// a light spoke on the handle's end shows it turn
+	s.capsule(hand, hand.add(dir(90+turn).mul(r)), 0.8, paint.Background)
 }
