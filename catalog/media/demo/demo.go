@@ -19,7 +19,7 @@ import (
 )
 
 // Version names the renderer and its data; bump it whenever any output pixel could change.
-const Version = "demo/7"
+const Version = "demo/8"
 
 // FPS is the frame rate of every animation.
 const FPS = 12
