@@ -39,8 +39,10 @@ func newServer(t *testing.T) *server {
 	faker := gofakes3.New(s3mem.New())
 	h := faker.Server()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// An object upload: PUT /bucket/key (a bucket's creation has no key).
-		if p := strings.TrimPrefix(r.URL.Path, "/"); r.Method == http.MethodPut && strings.Contains(p, "/") {
+		// An object upload: PUT /bucket/key (a bucket's creation, PUT
+		// /bucket or /bucket/, has no key).
+		p := strings.TrimPrefix(r.URL.Path, "/")
+		if _, key, _ := strings.Cut(p, "/"); r.Method == http.MethodPut && key != "" {
 			s.mu.Lock()
 			s.puts[p] = r.Header.Clone()
 			onPut := s.onPut
