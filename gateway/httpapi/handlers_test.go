@@ -126,9 +126,10 @@ const (
 	testHost = "api.example.test"
 )
 
-// newAPI serves the API in front of cat.
-func newAPI(t *testing.T, cat httpapi.Catalog, meter httpapi.Meter) *httptest.Server {
-	t.Helper()
+// testProducts returns the products and keys of the handler tests: one
+// product at testHost whose plan allows everything, and testKey on it.
+func testProducts(tb testing.TB) (*plan.Table, *keys.Set) {
+	tb.Helper()
 	cfg, err := config.Parse([]byte(`products:
   - name: exercisedb
     hosts: [`+testHost+`]
@@ -141,16 +142,23 @@ func newAPI(t *testing.T, cat httpapi.Catalog, meter httpapi.Meter) *httptest.Se
         record_cap: 50
 `), func(string) string { return "" })
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	products, err := plan.NewTable(cfg.Products)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	set, err := keys.NewSet([]keys.Stored{{Key: keys.Key{ID: "key_test", Products: map[string]string{"exercisedb": "All"}}, Hash: keys.Hash(testKey)}})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return products, set
+}
+
+// newAPI serves the API in front of cat.
+func newAPI(t *testing.T, cat httpapi.Catalog, meter httpapi.Meter) *httptest.Server {
+	t.Helper()
+	products, set := testProducts(t)
 	now := func() time.Time { return time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC) }
 	h, err := httpapi.New(httpapi.Deps{
 		Products: products,

@@ -14,12 +14,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exercisedb/exercisedb/gateway/catalogclient"
-	"github.com/exercisedb/exercisedb/gateway/config"
 	"github.com/exercisedb/exercisedb/gateway/httpapi"
 	"github.com/exercisedb/exercisedb/gateway/keys"
 	"github.com/exercisedb/exercisedb/gateway/limit"
 	"github.com/exercisedb/exercisedb/gateway/medialink"
-	"github.com/exercisedb/exercisedb/gateway/plan"
 	"github.com/exercisedb/exercisedb/pkg/logging"
 )
 
@@ -51,25 +49,7 @@ func (d *discard) WriteHeader(status int)      { d.status = status }
 // to a media request besides the connection.
 func BenchmarkMedia(b *testing.B) {
 	gif := bytes.Repeat([]byte{'G'}, 12<<10)
-	cfg, err := config.Parse([]byte(`products:
-  - name: exercisedb
-    hosts: [`+testHost+`]
-    media: {kind: gif}
-    plans:
-      All:
-        operations: ["*"]
-`), func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	products, err := plan.NewTable(cfg.Products)
-	if err != nil {
-		b.Fatal(err)
-	}
-	set, err := keys.NewSet([]keys.Stored{{Key: keys.Key{ID: "key_test", Products: map[string]string{"exercisedb": "All"}}, Hash: keys.Hash(testKey)}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	products, set := testProducts(b)
 	signer := medialink.NewSigner([]byte("bench secret"), "")
 	buf := logging.NewBuffer(io.Discard, logging.FlushInterval)
 	b.Cleanup(func() { buf.Close() })
