@@ -3,7 +3,6 @@ package logging
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"strconv"
 	"time"
 )
@@ -63,14 +62,16 @@ func (l *Lines) logAt(ctx context.Context, at time.Time, level slog.Level, msg s
 	if !l.log.Enabled(ctx, level) {
 		return // before scanning attrs that will not be written
 	}
-	if level != slog.LevelInfo || l.buf == nil || !plainMsg(msg) || !allPlain(attrs) {
-		l.log.LogAttrs(ctx, level, msg, slices.Clone(attrs)...) // the clone keeps attrs off the heap on the fast path
-		return
-	}
 	if at.IsZero() {
 		at = time.Now()
 	}
 	now := at.Round(0) // as slog's Record.Time, without the monotonic reading
+	if level != slog.LevelInfo || l.buf == nil || !plainMsg(msg) || !allPlain(attrs) {
+		r := slog.NewRecord(now, level, msg, 0)
+		r.AddAttrs(attrs...)
+		_ = l.log.Handler().Handle(ctx, r)
+		return
+	}
 	l.buf.append(func(b []byte) []byte {
 		if l.json {
 			return appendJSON(b, now, msg, attrs)

@@ -101,16 +101,18 @@ func TestAccessTimeFormats(t *testing.T) {
 }
 
 // An access line is stamped with the request's end when the caller gives
-// it, in both formats.
+// it, in both formats, written by hand or, for a value to escape, by slog.
 func TestAccessStampedWithEnd(t *testing.T) {
 	end := time.Date(2026, 11, 24, 15, 4, 5, 120000000, time.UTC)
 	for format, want := range map[string]string{"json": `{"time":"2026-11-24T15:04:05.12Z",`, "text": "time=2026-11-24T15:04:05.120Z "} {
-		var out bytes.Buffer
-		buf := NewBuffer(&out, time.Hour)
-		NewLines(New(buf, format, slog.LevelInfo), buf, format).Request(context.Background(), Request{ID: "req_1", Method: "GET", Status: 200, End: end})
-		buf.Close()
-		if !strings.HasPrefix(out.String(), want) {
-			t.Errorf("%s: %q, want it to start %q", format, out.String(), want)
+		for _, route := range []string{"/api/v1/exercises", "/a b"} {
+			var out bytes.Buffer
+			buf := NewBuffer(&out, time.Hour)
+			NewLines(New(buf, format, slog.LevelInfo), buf, format).Request(context.Background(), Request{ID: "req_1", Method: "GET", Route: route, Status: 200, End: end})
+			buf.Close()
+			if !strings.HasPrefix(out.String(), want) {
+				t.Errorf("%s, route %q: %q, want it to start %q", format, route, out.String(), want)
+			}
 		}
 	}
 }
