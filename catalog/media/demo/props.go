@@ -338,6 +338,21 @@ func (d Demo) staticProps(b *body) statics {
 	return st
 }
 
+// inHands reports whether the hands hold e, rather than its lying on the
+// floor where the template places it (a barbell, a medicine ball, a
+// sandbag) or riding a landmine's sleeve (its barbell).
+func (d Demo) inHands(e string) bool {
+	switch e {
+	case "barbell":
+		return !d.floorBar() && !d.hasEquip("landmine")
+	case "medicine ball":
+		return !d.floorBall()
+	case "sandbag":
+		return !d.floorSandbag()
+	}
+	return true
+}
+
 // floorBall reports whether the medicine ball lies on the floor where the
 // template places a `ball` (side view) rather than in the hands.
 func (d Demo) floorBall() bool {
@@ -592,7 +607,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 			}
 		}
 		for _, e := range d.equip {
-			if behind[e] && (e != "barbell" || !d.floorBar()) && !(e == "barbell" && st.landmine) {
+			if behind[e] && d.inHands(e) {
 				held(&s, e, b.arm.tip, forearm(b.arm), true)
 			}
 		}
@@ -601,7 +616,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 		}
 		o := vec{farOffsetX * b.side(), farOffsetY}
 		for _, e := range d.equip {
-			if !behind[e] {
+			if !behind[e] && d.inHands(e) {
 				held(&s, e, b.arm2.tip.add(o), forearm(b.arm2), false)
 			}
 		}
@@ -613,7 +628,7 @@ func (d Demo) frameScene(b *body, st statics, i, n int) scene {
 	}
 	figure(&s, b, d.tint, far)
 	for _, e := range d.equip {
-		if !behind[e] && (e != "medicine ball" || !d.floorBall()) && (e != "sandbag" || !d.floorSandbag()) {
+		if !behind[e] && d.inHands(e) {
 			if e == "dumbbell" && d.tmpl != nil && d.tmpl.lever {
 				heldLever(&s, b.arm.tip, dir(b.arm.a2+b.side()*b.wr))
 			} else if e == "weight plate" && d.tmpl != nil && d.tmpl.lever {
