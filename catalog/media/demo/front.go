@@ -431,11 +431,7 @@ func (d Demo) frontStatics(b *body) statics {
 		}
 		s.poly(paint.Accent, pts...)
 	}
-	if d.floorBar() { // lying on the floor beside the figure, seen end on
-		a := anchor(b, d.tmpl.Props["bar"])
-		s.circle(vec{a.X, 10}, 10, paint.Iron)
-		s.circle(vec{a.X, 10}, 2, paint.Frame)
-	}
+	d.floorBarEnd(b, s) // beside the figure
 	if p, ok := d.tmpl.Props["bar"]; ok && d.hasEquip("pull-up bar") {
 		// seen from the front the bar runs across, level through both hands
 		y := anchor(b, p).Y

@@ -322,11 +322,7 @@ func (d Demo) staticProps(b *body) statics {
 			s.rect(a.X+float64(i)*13, 0, a.X+float64(i+1)*13, float64(i+1)*8, paint.Frame)
 		}
 	}
-	if d.floorBar() { // lying on the floor, seen end on
-		a := anchor(b, d.tmpl.Props["bar"])
-		s.circle(vec{a.X, 10}, 10, paint.Iron)
-		s.circle(vec{a.X, 10}, 2, paint.Frame)
-	}
+	d.floorBarEnd(b, s)
 	if d.floorBall() { // on the floor under where the template places it
 		a := anchor(b, d.tmpl.Props["ball"])
 		s.circle(vec{a.X, 7}, 7, paint.Accent)
@@ -372,6 +368,17 @@ func (d Demo) floorSandbag() bool {
 	}
 	_, ok := d.tmpl.Props["sandbag"]
 	return ok
+}
+
+// floorBarEnd draws the barbell lying on the floor where the template
+// places it, seen end on (in the side and the front view alike).
+func (d Demo) floorBarEnd(b *body, s *scene) {
+	if !d.floorBar() {
+		return
+	}
+	a := anchor(b, d.tmpl.Props["bar"])
+	s.circle(vec{a.X, 10}, 10, paint.Iron)
+	s.circle(vec{a.X, 10}, 2, paint.Frame)
 }
 
 // floorBar reports whether the barbell lies on the floor where the
